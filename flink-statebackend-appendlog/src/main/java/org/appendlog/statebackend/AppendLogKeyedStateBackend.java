@@ -1,0 +1,280 @@
+package org.appendlog.statebackend;
+
+import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.SegmentedLog;
+import org.appendlog.statebackend.snapshot.AppendLogSnapshotStrategy;
+import org.appendlog.statebackend.tracking.ChangeTracker;
+import org.appendlog.statebackend.tracking.LoggedState;
+import org.appendlog.statebackend.tracking.LoggedTimers;
+
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.state.State;
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.query.TaskKvStateRegistry;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.Keyed;
+import org.apache.flink.runtime.state.KeyedStateFunction;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.runtime.state.SavepointResources;
+import org.apache.flink.runtime.state.SnapshotExecutionType;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.SnapshotStrategyRunner;
+import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
+import org.apache.flink.runtime.state.StreamCompressionDecorator;
+import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.runtime.state.internal.InternalKvState;
+import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.IOUtils;
+
+import javax.annotation.Nonnull;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.RunnableFuture;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The append-log keyed state backend: working state lives in a {@link HeapKeyedStateBackend} (so
+ * reads and writes are as fast as {@code hashmap}); every state is handed out wrapped, so writes
+ * reach the {@link ChangeTracker}; checkpoints append the changed entries to the {@link
+ * SegmentedLog}. Canonical savepoints are the heap backend's own.
+ */
+public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
+
+    private final HeapKeyedStateBackend<K> heap;
+    private final ChangeTracker tracker;
+    private final List<LoggedState<K>> states = new ArrayList<>();
+    private final Map<String, LoggedState<K>> statesByName = new HashMap<>();
+    private final List<LoggedTimers> timers = new ArrayList<>();
+    private final Map<String, LoggedTimers> timersByName = new HashMap<>();
+    private final SegmentedLog log;
+    private final LogIndex index;
+    private final AppendLogSnapshotStrategy<K> snapshotStrategy;
+
+    AppendLogKeyedStateBackend(
+            HeapKeyedStateBackend<K> heap,
+            TaskKvStateRegistry kvStateRegistry,
+            ClassLoader userCodeClassLoader,
+            ExecutionConfig executionConfig,
+            TtlTimeProvider ttlTimeProvider,
+            LatencyTrackingStateConfig latencyTrackingStateConfig,
+            StreamCompressionDecorator compressionDecorator,
+            SegmentedLog log,
+            LogIndex index,
+            UUID backendId,
+            MetricGroup metricGroup) {
+        super(
+                kvStateRegistry,
+                heap.getKeySerializer(),
+                userCodeClassLoader,
+                executionConfig,
+                ttlTimeProvider,
+                latencyTrackingStateConfig,
+                new CloseableRegistry(),
+                compressionDecorator,
+                heap.getKeyContext());
+        this.heap = heap;
+        this.tracker = new ChangeTracker(heap.getKeyContext());
+        this.log = log;
+        this.index = index;
+        this.snapshotStrategy =
+                new AppendLogSnapshotStrategy<>(
+                        backendId,
+                        keyGroupRange,
+                        heap.getKeySerializer(),
+                        states,
+                        timers,
+                        tracker,
+                        log,
+                        index);
+        registerMetrics(metricGroup);
+    }
+
+    /**
+     * Called once after restore: later checkpoints build on {@code batches}; if the state came in
+     * another format ({@code needsFull}), checkpoints are full until one of them completes.
+     */
+    void startFrom(List<BatchLocation> batches, boolean needsFull) {
+        snapshotStrategy.startFrom(batches, needsFull);
+    }
+
+    private void registerMetrics(MetricGroup metricGroup) {
+        MetricGroup group = metricGroup.addGroup("appendlog");
+        group.gauge("liveBytes", index::liveBytes);
+        group.gauge("totalBytes", index::totalBytes);
+        group.gauge("liveEntries", index::liveEntries);
+        group.gauge("bytesAppended", log::bytesAppended);
+        group.gauge("dirtyEntries", tracker::size);
+    }
+
+    @Nonnull
+    @Override
+    public <N, SV, SEV, S extends State, IS extends S> IS createOrUpdateInternalState(
+            @Nonnull TypeSerializer<N> namespaceSerializer,
+            @Nonnull StateDescriptor<S, SV> stateDesc,
+            @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory)
+            throws Exception {
+        return createOrUpdateInternalState(
+                namespaceSerializer, stateDesc, snapshotTransformFactory, false);
+    }
+
+    @Nonnull
+    @Override
+    @SuppressWarnings("unchecked")
+    public <N, SV, SEV, S extends State, IS extends S> IS createOrUpdateInternalState(
+            @Nonnull TypeSerializer<N> namespaceSerializer,
+            @Nonnull StateDescriptor<S, SV> stateDesc,
+            @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory,
+            boolean allowFutureMetadataUpdates)
+            throws Exception {
+        InternalKvState<K, N, SV> heapState =
+                heap.createOrUpdateInternalState(
+                        namespaceSerializer,
+                        stateDesc,
+                        snapshotTransformFactory,
+                        allowFutureMetadataUpdates);
+        LoggedState<K> state = statesByName.get(stateDesc.getName());
+        if (state == null) {
+            state =
+                    LoggedState.track(
+                            states.size(), stateDesc.getType(), heapState, tracker, keyContext);
+            states.add(state);
+            statesByName.put(stateDesc.getName(), state);
+        } else {
+            state.update(heapState);
+        }
+        return (IS) state.tracked();
+    }
+
+    @Nonnull
+    @Override
+    public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> create(
+                    @Nonnull String stateName,
+                    @Nonnull TypeSerializer<T> byteOrderedElementSerializer) {
+        return create(stateName, byteOrderedElementSerializer, false);
+    }
+
+    @Override
+    public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> create(
+                    @Nonnull String stateName,
+                    @Nonnull TypeSerializer<T> byteOrderedElementSerializer,
+                    boolean allowFutureMetadataUpdates) {
+        KeyGroupedInternalPriorityQueue<T> queue =
+                heap.create(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
+        LoggedTimers logged = timersByName.get(stateName);
+        if (logged == null) {
+            logged = new LoggedTimers(stateName, queue, byteOrderedElementSerializer);
+            timers.add(logged);
+            timersByName.put(stateName, logged);
+        } else {
+            logged.updateSerializer(byteOrderedElementSerializer);
+        }
+        return queue;
+    }
+
+    Map<String, LoggedState<K>> statesByName() {
+        return statesByName;
+    }
+
+    @Override
+    public <N> Stream<K> getKeys(String state, N namespace) {
+        return heap.getKeys(state, namespace);
+    }
+
+    @Override
+    public <N> Stream<K> getKeys(List<String> states, N namespace) {
+        return heap.getKeys(states, namespace);
+    }
+
+    @Override
+    public <N> Stream<Tuple2<K, N>> getKeysAndNamespaces(String state) {
+        return heap.getKeysAndNamespaces(state);
+    }
+
+    /** Like hashmap: the keys are copied first, since the function may remove entries. */
+    @Override
+    public <N, S extends State, T> void applyToAllKeys(
+            N namespace,
+            TypeSerializer<N> namespaceSerializer,
+            StateDescriptor<S, T> stateDescriptor,
+            KeyedStateFunction<K, S> function,
+            PartitionStateFactory partitionStateFactory)
+            throws Exception {
+        List<K> keys;
+        try (Stream<K> keyStream = getKeys(stateDescriptor.getName(), namespace)) {
+            keys = keyStream.collect(Collectors.toList());
+        }
+        S state = partitionStateFactory.get(namespace, namespaceSerializer, stateDescriptor);
+        for (K key : keys) {
+            setCurrentKey(key);
+            function.process(key, state);
+        }
+    }
+
+    @Override
+    public int numKeyValueStateEntries() {
+        return heap.numKeyValueStateEntries();
+    }
+
+    @Nonnull
+    @Override
+    public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
+            long checkpointId,
+            long timestamp,
+            @Nonnull CheckpointStreamFactory streamFactory,
+            @Nonnull CheckpointOptions checkpointOptions)
+            throws Exception {
+        return new SnapshotStrategyRunner<>(
+                        "AppendLog checkpoint",
+                        snapshotStrategy.forCheckpoint(
+                                checkpointOptions.getCheckpointType().getSharingFilesStrategy()),
+                        cancelStreamRegistry,
+                        SnapshotExecutionType.ASYNCHRONOUS)
+                .snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
+    }
+
+    @Nonnull
+    @Override
+    public SavepointResources<K> savepoint() throws Exception {
+        return heap.savepoint();
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        snapshotStrategy.notifyCheckpointComplete(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        snapshotStrategy.notifyCheckpointAborted(checkpointId);
+    }
+
+    @Override
+    public void dispose() {
+        super.dispose();
+        heap.dispose();
+        IOUtils.closeQuietly(log);
+    }
+
+    @Override
+    public String toString() {
+        return "AppendLogKeyedStateBackend{log=" + log.directory() + "}";
+    }
+}

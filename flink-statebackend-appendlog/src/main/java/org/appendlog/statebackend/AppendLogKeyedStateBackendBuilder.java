@@ -1,0 +1,327 @@
+package org.appendlog.statebackend;
+
+import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.SegmentedLog;
+import org.appendlog.statebackend.restore.AppendLogRestoreOperation;
+import org.appendlog.statebackend.restore.RestoredCheckpoint;
+import org.appendlog.statebackend.restore.RestoredStateDescriptors;
+import org.appendlog.statebackend.snapshot.TimerFormat;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.memory.DataInputViewStreamWrapper;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackendBuilder;
+import org.apache.flink.runtime.state.BackendBuildingException;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.LocalRecoveryConfig;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.StateBackend.KeyedStateBackendParameters;
+import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
+import org.apache.flink.runtime.state.StreamCompressionDecorator;
+import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
+import org.apache.flink.runtime.state.heap.HeapKeyedStateBackendBuilder;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
+import org.apache.flink.util.IOUtils;
+import org.apache.flink.util.StateMigrationException;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+/**
+ * Builds an {@link AppendLogKeyedStateBackend}, restoring it from any of:
+ *
+ * <ul>
+ *   <li>append-log checkpoints (CLAIM: later checkpoints build on the restored batches);
+ *   <li>Flink's key-group formats (canonical savepoints of any backend, {@code hashmap}
+ *       checkpoints): the heap backend restores them and checkpoints are full until one completes.
+ * </ul>
+ */
+public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBackendBuilder<K> {
+
+    private final AppendLogSettings settings;
+    private final JobID jobId;
+    private final String operatorIdentifier;
+    private final MetricGroup metricGroup;
+
+    public AppendLogKeyedStateBackendBuilder(
+            KeyedStateBackendParameters<K> parameters,
+            AppendLogSettings settings,
+            LatencyTrackingStateConfig latencyTracking,
+            StreamCompressionDecorator compressionDecorator) {
+        super(
+                parameters.getKvStateRegistry(),
+                parameters.getKeySerializer(),
+                parameters.getEnv().getUserCodeClassLoader().asClassLoader(),
+                parameters.getNumberOfKeyGroups(),
+                parameters.getKeyGroupRange(),
+                parameters.getEnv().getExecutionConfig(),
+                parameters.getTtlTimeProvider(),
+                latencyTracking,
+                parameters.getStateHandles(),
+                compressionDecorator,
+                parameters.getCancelStreamRegistry());
+        this.settings = settings;
+        this.jobId = parameters.getJobID();
+        this.operatorIdentifier = parameters.getOperatorIdentifier();
+        this.metricGroup = parameters.getMetricGroup();
+    }
+
+    @Override
+    public AppendLogKeyedStateBackend<K> build() throws BackendBuildingException {
+        List<KeyedStateHandle> handles =
+                restoreStateHandles.stream()
+                        .filter(Objects::nonNull)
+                        .collect(Collectors.toList());
+        HeapKeyedStateBackend<K> heap = null;
+        SegmentedLog log = null;
+        try {
+            List<RestoredCheckpoint> checkpoints = new ArrayList<>();
+            List<KeyedStateHandle> flinkFormat = new ArrayList<>();
+            for (KeyedStateHandle handle : handles) {
+                if (handle instanceof IncrementalRemoteKeyedStateHandle
+                        && RestoredCheckpoint.isAppendLog((IncrementalRemoteKeyedStateHandle) handle)) {
+                    checkpoints.add(
+                            RestoredCheckpoint.read(
+                                    (IncrementalRemoteKeyedStateHandle) handle,
+                                    userCodeClassLoader));
+                } else if (handle instanceof KeyGroupsStateHandle) {
+                    flinkFormat.add(handle);
+                } else {
+                    throw new BackendBuildingException(
+                            "The appendlog state backend cannot restore "
+                                    + handle.getClass().getSimpleName()
+                                    + " "
+                                    + handle
+                                    + ". To switch from another backend, restore from a"
+                                    + " savepoint in the canonical format.");
+                }
+            }
+            if (!checkpoints.isEmpty() && !flinkFormat.isEmpty()) {
+                throw new BackendBuildingException(
+                        "Cannot restore appendlog checkpoints and other formats together");
+            }
+            List<StateMetaInfoSnapshot> restoredMeta = new ArrayList<>();
+            if (!checkpoints.isEmpty()) {
+                checkKeySerializer(checkpoints.get(0).manifest().metadata());
+                restoredMeta.addAll(mergedMeta(checkpoints));
+            } else if (!flinkFormat.isEmpty()) {
+                restoredMeta.addAll(readFlinkFormatMeta((KeyGroupsStateHandle) flinkFormat.get(0)));
+            }
+
+            heap =
+                    new HeapKeyedStateBackendBuilder<>(
+                                    kvStateRegistry,
+                                    keySerializerProvider.currentSchemaSerializer(),
+                                    userCodeClassLoader,
+                                    numberOfKeyGroups,
+                                    keyGroupRange,
+                                    executionConfig,
+                                    ttlTimeProvider,
+                                    LatencyTrackingStateConfig.disabled(),
+                                    flinkFormat,
+                                    keyGroupCompressionDecorator,
+                                    new LocalRecoveryConfig(false, false, null),
+                                    new HeapPriorityQueueSetFactory(
+                                            keyGroupRange, numberOfKeyGroups, 128),
+                                    true,
+                                    cancelStreamRegistry)
+                            .build();
+
+            Path dir = logDirectory();
+            UUID backendId = UUID.randomUUID();
+            log =
+                    new SegmentedLog(
+                            dir.getFileSystem(),
+                            dir,
+                            String.format(
+                                    "kg-%d-%d-%s",
+                                    keyGroupRange.getStartKeyGroup(),
+                                    keyGroupRange.getEndKeyGroup(),
+                                    backendId),
+                            settings.segmentSize(),
+                            settings.syncMode());
+            LogIndex index = new LogIndex(keyGroupRange);
+            AppendLogKeyedStateBackend<K> backend =
+                    new AppendLogKeyedStateBackend<>(
+                            heap,
+                            kvStateRegistry,
+                            userCodeClassLoader,
+                            executionConfig,
+                            ttlTimeProvider,
+                            latencyTrackingStateConfig,
+                            keyGroupCompressionDecorator,
+                            log,
+                            index,
+                            backendId,
+                            metricGroup);
+            List<KeyGroupedInternalPriorityQueue<?>> queues = registerRestored(backend, restoredMeta);
+
+            if (!checkpoints.isEmpty()) {
+                List<BatchLocation> batches =
+                        new AppendLogRestoreOperation<>(
+                                        checkpoints,
+                                        keyGroupRange,
+                                        backend.statesByName(),
+                                        backend.getKeySerializer(),
+                                        index,
+                                        settings.restoreParallelism())
+                                .restore();
+                for (RestoredCheckpoint checkpoint : checkpoints) {
+                    restoreTimers(checkpoint, restoredMeta, queues);
+                    checkpoint.segments().forEach(log::adopt);
+                }
+                backend.startFrom(batches, false);
+            } else {
+                backend.startFrom(Collections.emptyList(), !flinkFormat.isEmpty());
+            }
+            logger.info(
+                    "Built appendlog keyed state backend for key groups {}, log {}, restored from {} handle(s)",
+                    keyGroupRange,
+                    dir,
+                    handles.size());
+            return backend;
+        } catch (BackendBuildingException e) {
+            closeAll(heap, log);
+            throw e;
+        } catch (Exception e) {
+            closeAll(heap, log);
+            throw new BackendBuildingException(
+                    "Failed to build the appendlog state backend: " + e.getMessage(), e);
+        }
+    }
+
+    private static void closeAll(HeapKeyedStateBackend<?> heap, SegmentedLog log) {
+        if (heap != null) {
+            heap.dispose();
+        }
+        IOUtils.closeQuietly(log);
+    }
+
+    private Path logDirectory() {
+        String operator = operatorIdentifier.replaceAll("[^A-Za-z0-9_.-]", "_");
+        return new Path(new Path(settings.logDirectory(), jobId.toHexString()), operator);
+    }
+
+    private void checkKeySerializer(KeyedBackendSerializationProxy<?> metadata)
+            throws StateMigrationException {
+        TypeSerializer<K> current = keySerializerProvider.currentSchemaSerializer();
+        @SuppressWarnings("unchecked")
+        TypeSerializerSchemaCompatibility<K> compatibility =
+                keySerializerProvider.setPreviousSerializerSnapshotForRestoredState(
+                        (org.apache.flink.api.common.typeutils.TypeSerializerSnapshot<K>)
+                                metadata.getKeySerializerSnapshot());
+        if (compatibility.isCompatibleAfterMigration() || compatibility.isIncompatible()) {
+            throw new StateMigrationException(
+                    "The new key serializer ("
+                            + current
+                            + ") must be compatible with the previous key serializer ("
+                            + keySerializerProvider.previousSchemaSerializer()
+                            + ").");
+        }
+    }
+
+    /** The states of all restored handles (rescaling restores several), each once. */
+    private static List<StateMetaInfoSnapshot> mergedMeta(List<RestoredCheckpoint> checkpoints) {
+        Map<String, StateMetaInfoSnapshot> byName = new LinkedHashMap<>();
+        for (RestoredCheckpoint checkpoint : checkpoints) {
+            for (StateMetaInfoSnapshot meta :
+                    checkpoint.manifest().metadata().getStateMetaInfoSnapshots()) {
+                byName.putIfAbsent(meta.getBackendStateType() + "/" + meta.getName(), meta);
+            }
+        }
+        return new ArrayList<>(byName.values());
+    }
+
+    private List<StateMetaInfoSnapshot> readFlinkFormatMeta(KeyGroupsStateHandle handle)
+            throws IOException {
+        FSDataInputStream in = handle.openInputStream();
+        try {
+            KeyedBackendSerializationProxy<K> proxy =
+                    new KeyedBackendSerializationProxy<>(userCodeClassLoader);
+            proxy.read(new DataInputViewStreamWrapper(in));
+            return proxy.getStateMetaInfoSnapshots();
+        } finally {
+            IOUtils.closeQuietly(in);
+        }
+    }
+
+    /**
+     * Registers every restored state so that it exists before the job registers it, receives the
+     * log's records, and is part of the next checkpoint even if the job never touches it. Returns
+     * the priority queues in the order of {@code meta}.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static <K> List<KeyGroupedInternalPriorityQueue<?>> registerRestored(
+            AppendLogKeyedStateBackend<K> backend, List<StateMetaInfoSnapshot> meta)
+            throws Exception {
+        List<KeyGroupedInternalPriorityQueue<?>> queues = new ArrayList<>();
+        for (StateMetaInfoSnapshot snapshot : meta) {
+            if (snapshot.getBackendStateType()
+                    == StateMetaInfoSnapshot.BackendStateType.KEY_VALUE) {
+                RegisteredKeyValueStateBackendMetaInfo<?, ?> info =
+                        new RegisteredKeyValueStateBackendMetaInfo<>(snapshot);
+                backend.createOrUpdateInternalState(
+                        (TypeSerializer) info.getNamespaceSerializer(),
+                        (org.apache.flink.api.common.state.StateDescriptor)
+                                RestoredStateDescriptors.of(info),
+                        StateSnapshotTransformFactory.noTransform(),
+                        true);
+            } else if (snapshot.getBackendStateType()
+                    == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
+                RegisteredPriorityQueueStateBackendMetaInfo<?> info =
+                        new RegisteredPriorityQueueStateBackendMetaInfo<>(snapshot);
+                queues.add(
+                        backend.create(
+                                info.getName(), (TypeSerializer) info.getElementSerializer(), true));
+            }
+        }
+        return queues;
+    }
+
+    private void restoreTimers(
+            RestoredCheckpoint checkpoint,
+            List<StateMetaInfoSnapshot> allMeta,
+            List<KeyGroupedInternalPriorityQueue<?>> allQueues)
+            throws IOException {
+        List<TypeSerializer<?>> serializers = new ArrayList<>();
+        List<KeyGroupedInternalPriorityQueue<?>> queues = new ArrayList<>();
+        for (StateMetaInfoSnapshot meta : checkpoint.manifest().metadata().getStateMetaInfoSnapshots()) {
+            if (meta.getBackendStateType() != StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
+                continue;
+            }
+            int position = 0;
+            for (StateMetaInfoSnapshot known : allMeta) {
+                if (known.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
+                    if (known.getName().equals(meta.getName())) {
+                        break;
+                    }
+                    position++;
+                }
+            }
+            serializers.add(new RegisteredPriorityQueueStateBackendMetaInfo<>(meta).getElementSerializer());
+            queues.add(allQueues.get(position));
+        }
+        TimerFormat.restore(
+                checkpoint.manifest().timers(), serializers, queues, keyGroupRange, numberOfKeyGroups);
+    }
+}

@@ -1,0 +1,258 @@
+package org.appendlog.statebackend.log;
+
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.state.KeyGroupRange;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * The on-disk layout of segments and batches.
+ *
+ * <pre>
+ * segment := SEGMENT_MAGIC:int FORMAT_VERSION:int batch*
+ * batch   := header records-of-kg* footer
+ * header  := BATCH_MAGIC:int version:byte checkpointId:long firstKg:int lastKg:int
+ *            recordCount:long stateCount:int stateName:utf*
+ * footer  := (offset:long length:int crc32c:int) per key group, offsets relative to the batch
+ *            headerLength:int crc32c(header + footer so far):int FOOTER_MAGIC:int
+ * </pre>
+ *
+ * <p>Each key group carries its own CRC32C so that a restore which reads only the key groups it
+ * owns can still verify every byte it reads; the header and footer have one of their own.
+ */
+public final class BatchFormat {
+
+    public static final int SEGMENT_MAGIC = 0x414C5347; // "ALSG"
+    public static final int FORMAT_VERSION = 1;
+    public static final int SEGMENT_HEADER_BYTES = 8;
+    private static final int BATCH_MAGIC = 0x414C4F47; // "ALOG"
+    private static final int FOOTER_MAGIC = 0x414C4654; // "ALFT"
+    private static final int FOOTER_ENTRY_BYTES = 16;
+    private static final int FOOTER_TAIL_BYTES = 12;
+
+    private BatchFormat() {}
+
+    public static byte[] segmentHeader() {
+        DataOutputSerializer out = new DataOutputSerializer(SEGMENT_HEADER_BYTES);
+        try {
+            out.writeInt(SEGMENT_MAGIC);
+            out.writeInt(FORMAT_VERSION);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return out.getCopyOfBuffer();
+    }
+
+    /**
+     * Writes {@code batch} to {@code out}, whose current position in segment {@code segment} is
+     * {@code position}. Returns where the batch landed.
+     */
+    public static BatchLocation write(
+            OutputStream out, String segment, long position, BatchBuilder batch)
+            throws IOException {
+        KeyGroupRange range = batch.keyGroups();
+        DataOutputSerializer header = new DataOutputSerializer(128);
+        header.writeInt(BATCH_MAGIC);
+        header.writeByte(FORMAT_VERSION);
+        header.writeLong(batch.checkpointId());
+        header.writeInt(range.getStartKeyGroup());
+        header.writeInt(range.getEndKeyGroup());
+        header.writeLong(batch.recordCount());
+        header.writeInt(batch.stateNames().size());
+        for (String name : batch.stateNames()) {
+            header.writeUTF(name);
+        }
+        out.write(header.getSharedBuffer(), 0, header.length());
+
+        int groups = range.getNumberOfKeyGroups();
+        DataOutputSerializer footer =
+                new DataOutputSerializer(groups * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES);
+        long relative = header.length();
+        CRC32C crc = new CRC32C();
+        for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
+            DataOutputSerializer data = batch.keyGroupData(kg);
+            int length = data == null ? 0 : data.length();
+            crc.reset();
+            if (length > 0) {
+                out.write(data.getSharedBuffer(), 0, length);
+                crc.update(data.getSharedBuffer(), 0, length);
+            }
+            footer.writeLong(relative);
+            footer.writeInt(length);
+            footer.writeInt((int) crc.getValue());
+            relative += length;
+        }
+        footer.writeInt(header.length());
+        crc.reset();
+        crc.update(header.getSharedBuffer(), 0, header.length());
+        crc.update(footer.getSharedBuffer(), 0, footer.length());
+        footer.writeInt((int) crc.getValue());
+        footer.writeInt(FOOTER_MAGIC);
+        out.write(footer.getSharedBuffer(), 0, footer.length());
+        long length = relative + footer.length();
+        return new BatchLocation(segment, position, length, batch.checkpointId(), range);
+    }
+
+    /** The verified header and footer of one batch: what a reader needs to find key groups. */
+    public static final class BatchIndex {
+        public final BatchLocation location;
+        public final List<String> stateNames;
+        public final long recordCount;
+        private final long[] offsets;
+        private final int[] lengths;
+        private final int[] crcs;
+
+        private BatchIndex(
+                BatchLocation location,
+                List<String> stateNames,
+                long recordCount,
+                long[] offsets,
+                int[] lengths,
+                int[] crcs) {
+            this.location = location;
+            this.stateNames = stateNames;
+            this.recordCount = recordCount;
+            this.offsets = offsets;
+            this.lengths = lengths;
+            this.crcs = crcs;
+        }
+
+        public long keyGroupLength(int kg) {
+            return lengths[kg - location.keyGroups().getStartKeyGroup()];
+        }
+    }
+
+    /** Reads and checks a batch's header and footer. */
+    public static BatchIndex readIndex(FSDataInputStream in, String file, BatchLocation loc)
+            throws IOException {
+        KeyGroupRange range = loc.keyGroups();
+        int groups = range.getNumberOfKeyGroups();
+        int footerLength = groups * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES;
+        long footerStart = loc.offset() + loc.length() - footerLength;
+        if (footerStart < loc.offset()) {
+            throw new CorruptLogException(file, loc.offset(), "batch shorter than its footer");
+        }
+        byte[] footer = readAt(in, file, footerStart, footerLength);
+        DataInputDeserializer f = new DataInputDeserializer(footer);
+        long[] offsets = new long[groups];
+        int[] lengths = new int[groups];
+        int[] crcs = new int[groups];
+        for (int i = 0; i < groups; i++) {
+            offsets[i] = f.readLong();
+            lengths[i] = f.readInt();
+            crcs[i] = f.readInt();
+        }
+        int headerLength = f.readInt();
+        int storedCrc = f.readInt();
+        if (f.readInt() != FOOTER_MAGIC) {
+            throw new CorruptLogException(
+                    file, footerStart + footerLength - 4, "no batch footer (torn or truncated batch)");
+        }
+        if (headerLength <= 0 || headerLength > loc.length() - footerLength) {
+            throw new CorruptLogException(
+                    file, footerStart, "footer gives an impossible header length " + headerLength);
+        }
+        byte[] header = readAt(in, file, loc.offset(), headerLength);
+        CRC32C crc = new CRC32C();
+        crc.update(header);
+        crc.update(footer, 0, footerLength - 8);
+        if ((int) crc.getValue() != storedCrc) {
+            throw new CorruptLogException(
+                    file, loc.offset(), "CRC32C mismatch in batch header or footer");
+        }
+        DataInputDeserializer h = new DataInputDeserializer(header);
+        if (h.readInt() != BATCH_MAGIC) {
+            throw new CorruptLogException(file, loc.offset(), "no batch header");
+        }
+        int version = h.readByte();
+        if (version != FORMAT_VERSION) {
+            throw new CorruptLogException(
+                    file, loc.offset() + 4, "unsupported batch format version " + version);
+        }
+        long checkpointId = h.readLong();
+        KeyGroupRange written = KeyGroupRange.of(h.readInt(), h.readInt());
+        if (!written.equals(range)) {
+            throw new CorruptLogException(
+                    file,
+                    loc.offset(),
+                    "batch holds key groups " + written + ", the checkpoint expects " + range);
+        }
+        long recordCount = h.readLong();
+        int stateCount = h.readInt();
+        List<String> names = new ArrayList<>(stateCount);
+        for (int i = 0; i < stateCount; i++) {
+            names.add(h.readUTF());
+        }
+        BatchLocation verified =
+                new BatchLocation(loc.segment(), loc.offset(), loc.length(), checkpointId, range);
+        return new BatchIndex(verified, names, recordCount, offsets, lengths, crcs);
+    }
+
+    /**
+     * Reads the records of key groups {@code first..last} (within the batch's range) in one
+     * sequential read, checks each group's CRC, and hands each group's bytes to {@code consumer}.
+     */
+    public static void readKeyGroups(
+            FSDataInputStream in,
+            String file,
+            BatchIndex index,
+            int first,
+            int last,
+            KeyGroupConsumer consumer)
+            throws IOException {
+        int base = index.location.keyGroups().getStartKeyGroup();
+        long start = index.offsets[first - base];
+        long end = index.offsets[last - base] + index.lengths[last - base];
+        if (end == start) {
+            return;
+        }
+        long absolute = index.location.offset() + start;
+        byte[] bytes = readAt(in, file, absolute, (int) (end - start));
+        CRC32C crc = new CRC32C();
+        for (int kg = first; kg <= last; kg++) {
+            int i = kg - base;
+            int from = (int) (index.offsets[i] - start);
+            int length = index.lengths[i];
+            crc.reset();
+            crc.update(bytes, from, length);
+            if ((int) crc.getValue() != index.crcs[i]) {
+                throw new CorruptLogException(
+                        file, absolute + from, "CRC32C mismatch in the records of key group " + kg);
+            }
+            if (length > 0) {
+                consumer.accept(kg, bytes, from, length, absolute + from);
+            }
+        }
+    }
+
+    /** Receives the verified records of one key group. */
+    @FunctionalInterface
+    public interface KeyGroupConsumer {
+        void accept(int keyGroup, byte[] bytes, int offset, int length, long fileOffset)
+                throws IOException;
+    }
+
+    private static byte[] readAt(FSDataInputStream in, String file, long position, int length)
+            throws IOException {
+        byte[] buffer = new byte[length];
+        in.seek(position);
+        int read = 0;
+        while (read < length) {
+            int n = in.read(buffer, read, length - read);
+            if (n < 0) {
+                throw new CorruptLogException(
+                        file,
+                        position + read,
+                        "file ends " + (length - read) + " bytes early (truncated segment)");
+            }
+            read += n;
+        }
+        return buffer;
+    }
+}

@@ -1,0 +1,69 @@
+package org.appendlog.statebackend.log;
+
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.runtime.state.KeyGroupRange;
+
+import java.io.IOException;
+
+/** Where one batch lives: its segment, byte range, checkpoint id and key-group range. */
+public final class BatchLocation {
+
+    private final String segment;
+    private final long offset;
+    private final long length;
+    private final long checkpointId;
+    private final KeyGroupRange keyGroups;
+
+    public BatchLocation(
+            String segment, long offset, long length, long checkpointId, KeyGroupRange keyGroups) {
+        this.segment = segment;
+        this.offset = offset;
+        this.length = length;
+        this.checkpointId = checkpointId;
+        this.keyGroups = keyGroups;
+    }
+
+    public String segment() {
+        return segment;
+    }
+
+    public long offset() {
+        return offset;
+    }
+
+    public long length() {
+        return length;
+    }
+
+    public long checkpointId() {
+        return checkpointId;
+    }
+
+    public KeyGroupRange keyGroups() {
+        return keyGroups;
+    }
+
+    public void write(DataOutputView out) throws IOException {
+        out.writeUTF(segment);
+        out.writeLong(offset);
+        out.writeLong(length);
+        out.writeLong(checkpointId);
+        out.writeInt(keyGroups.getStartKeyGroup());
+        out.writeInt(keyGroups.getEndKeyGroup());
+    }
+
+    public static BatchLocation read(DataInputView in) throws IOException {
+        return new BatchLocation(
+                in.readUTF(),
+                in.readLong(),
+                in.readLong(),
+                in.readLong(),
+                KeyGroupRange.of(in.readInt(), in.readInt()));
+    }
+
+    @Override
+    public String toString() {
+        return segment + "@" + offset + "+" + length + " (checkpoint " + checkpointId + ")";
+    }
+}

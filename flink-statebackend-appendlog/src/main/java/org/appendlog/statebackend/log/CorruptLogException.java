@@ -1,0 +1,13 @@
+package org.appendlog.statebackend.log;
+
+import java.io.IOException;
+
+/** A batch that fails its checks; the message names the file and the byte offset. */
+public class CorruptLogException extends IOException {
+
+    private static final long serialVersionUID = 1L;
+
+    public CorruptLogException(String file, long offset, String problem) {
+        super("Corrupt state log " + file + " at offset " + offset + ": " + problem);
+    }
+}

@@ -1,0 +1,79 @@
+package org.appendlog.statebackend.log;
+
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+import java.io.IOException;
+
+/**
+ * One record: the checkpoint that wrote it, the state id (an index into the batch header's state
+ * table), the serialized key and namespace, and the serialized value or a tombstone. Records keep
+ * their checkpoint id when compaction copies them, so "latest wins" holds in any reading order.
+ */
+public final class LogRecord {
+
+    private static final byte VALUE = 0;
+    private static final byte TOMBSTONE = 1;
+
+    public final long checkpointId;
+    public final int stateId;
+    public final byte[] keyAndNamespace;
+    /** Null for a tombstone. */
+    public final byte[] value;
+
+    public LogRecord(long checkpointId, int stateId, byte[] keyAndNamespace, byte[] value) {
+        this.checkpointId = checkpointId;
+        this.stateId = stateId;
+        this.keyAndNamespace = keyAndNamespace;
+        this.value = value;
+    }
+
+    public boolean isTombstone() {
+        return value == null;
+    }
+
+    /** The number of bytes this record takes in the log. */
+    public int encodedLength() {
+        return 8 + 2 + 1 + 4 + keyAndNamespace.length + (value == null ? 0 : 4 + value.length);
+    }
+
+    /** Appends a record to {@code out}; returns its encoded length. */
+    public static int write(
+            DataOutputSerializer out,
+            long checkpointId,
+            int stateId,
+            byte[] keyNs,
+            int keyNsLength,
+            byte[] value,
+            int valueLength)
+            throws IOException {
+        int start = out.length();
+        out.writeLong(checkpointId);
+        out.writeShort(stateId);
+        out.writeByte(value == null ? TOMBSTONE : VALUE);
+        out.writeInt(keyNsLength);
+        out.write(keyNs, 0, keyNsLength);
+        if (value != null) {
+            out.writeInt(valueLength);
+            out.write(value, 0, valueLength);
+        }
+        return out.length() - start;
+    }
+
+    public static LogRecord read(DataInputDeserializer in) throws IOException {
+        long checkpointId = in.readLong();
+        int stateId = in.readUnsignedShort();
+        byte kind = in.readByte();
+        if (kind != VALUE && kind != TOMBSTONE) {
+            throw new IOException("unknown record kind " + kind);
+        }
+        byte[] keyNs = new byte[in.readInt()];
+        in.readFully(keyNs);
+        byte[] value = null;
+        if (kind == VALUE) {
+            value = new byte[in.readInt()];
+            in.readFully(value);
+        }
+        return new LogRecord(checkpointId, stateId, keyNs, value);
+    }
+}

@@ -1,0 +1,69 @@
+package org.appendlog.statebackend.restore;
+
+import org.appendlog.statebackend.snapshot.CheckpointManifest;
+
+import org.apache.flink.core.memory.DataInputViewStreamWrapper;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.HashMap;
+import java.util.Map;
+
+/** One restored checkpoint handle of the append-log backend: its manifest and its segments. */
+public final class RestoredCheckpoint {
+
+    final CheckpointManifest manifest;
+    final Map<String, StreamStateHandle> segments;
+
+    private RestoredCheckpoint(CheckpointManifest manifest, Map<String, StreamStateHandle> segments) {
+        this.manifest = manifest;
+        this.segments = segments;
+    }
+
+    public CheckpointManifest manifest() {
+        return manifest;
+    }
+
+    public Map<String, StreamStateHandle> segments() {
+        return segments;
+    }
+
+    /** True if the handle's meta data stream is an append-log manifest. */
+    public static boolean isAppendLog(IncrementalRemoteKeyedStateHandle handle) throws IOException {
+        try (InputStream in = handle.getMetaDataStateHandle().openInputStream()) {
+            return CheckpointManifest.startsWithMagic(new DataInputViewStreamWrapper(in));
+        }
+    }
+
+    public static RestoredCheckpoint read(
+            IncrementalRemoteKeyedStateHandle handle, ClassLoader classLoader) throws IOException {
+        CheckpointManifest manifest;
+        try (InputStream in = handle.getMetaDataStateHandle().openInputStream()) {
+            DataInputViewStreamWrapper view = new DataInputViewStreamWrapper(in);
+            if (!CheckpointManifest.startsWithMagic(view)) {
+                throw new IOException(
+                        "Not an appendlog checkpoint: " + handle.getMetaDataStateHandle());
+            }
+            manifest = CheckpointManifest.readAfterMagic(view, classLoader);
+        }
+        Map<String, StreamStateHandle> segments = new HashMap<>();
+        for (HandleAndLocalPath h : handle.getSharedState()) {
+            segments.put(h.getLocalPath(), h.getHandle());
+        }
+        for (HandleAndLocalPath h : handle.getPrivateState()) {
+            segments.put(h.getLocalPath(), h.getHandle());
+        }
+        return new RestoredCheckpoint(manifest, segments);
+    }
+
+    /** A name for a segment handle in error messages: its path where it has one. */
+    static String describe(StreamStateHandle handle) {
+        return handle instanceof FileStateHandle
+                ? ((FileStateHandle) handle).getFilePath().toString()
+                : handle.toString();
+    }
+}

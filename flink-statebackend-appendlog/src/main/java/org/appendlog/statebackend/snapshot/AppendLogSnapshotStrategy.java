@@ -1,0 +1,408 @@
+package org.appendlog.statebackend.snapshot;
+
+import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.log.BatchFormat;
+import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.SegmentedLog;
+import org.appendlog.statebackend.tracking.ChangeTracker;
+import org.appendlog.statebackend.tracking.EntryRef;
+import org.appendlog.statebackend.tracking.LoggedState;
+import org.appendlog.statebackend.tracking.LoggedTimers;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SnapshotType.SharingFilesStrategy;
+import org.apache.flink.runtime.state.CheckpointStateOutputStream;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointedStateScope;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.IterableStateSnapshot;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.SnapshotStrategy;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.StateEntry;
+import org.apache.flink.runtime.state.heap.StateTable;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+
+import javax.annotation.Nonnull;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Takes checkpoints of the append-log backend.
+ *
+ * <p>Synchronous phase (task thread): serialize the dirty entries (values as of the barrier, so
+ * later in-place changes of mutable values cannot leak in), the timers and the state meta data;
+ * never the whole state. Asynchronous phase: append one batch, sync once, write the manifest.
+ *
+ * <p>A checkpoint's batches are those of the last <em>completed</em> checkpoint plus one new batch
+ * carrying every capture taken since. Captures are dropped only when a checkpoint containing them
+ * completes, so an aborted, failed or out-of-order checkpoint never loses a change.
+ */
+public final class AppendLogSnapshotStrategy<K> {
+
+    private final UUID backendId;
+    private final KeyGroupRange keyGroupRange;
+    private final TypeSerializer<K> keySerializer;
+    private final List<LoggedState<K>> states;
+    private final List<LoggedTimers> timers;
+    private final ChangeTracker tracker;
+    private final SegmentedLog log;
+    private final LogIndex index;
+
+    /** Guards pending, written, base and needsFull. */
+    private final Object lock = new Object();
+    /** Serializes appends and index updates of concurrent asynchronous phases. */
+    private final Object writeLock = new Object();
+
+    private final List<Capture> pending = new ArrayList<>();
+    /** Batches of checkpoints written but not yet known to be complete. */
+    private final TreeMap<Long, List<BatchLocation>> written = new TreeMap<>();
+    private final Set<Long> fullCheckpoints = new LinkedHashSet<>();
+    private List<BatchLocation> base;
+    private boolean needsFull;
+
+    public AppendLogSnapshotStrategy(
+            UUID backendId,
+            KeyGroupRange keyGroupRange,
+            TypeSerializer<K> keySerializer,
+            List<LoggedState<K>> states,
+            List<LoggedTimers> timers,
+            ChangeTracker tracker,
+            SegmentedLog log,
+            LogIndex index) {
+        this.backendId = backendId;
+        this.keyGroupRange = keyGroupRange;
+        this.keySerializer = keySerializer;
+        this.states = states;
+        this.timers = timers;
+        this.tracker = tracker;
+        this.log = log;
+        this.index = index;
+        this.base = new ArrayList<>();
+    }
+
+    /** Sets what the first checkpoint after a restore builds on. */
+    public void startFrom(List<BatchLocation> restoredBatches, boolean needsFull) {
+        synchronized (lock) {
+            this.base = new ArrayList<>(restoredBatches);
+            this.needsFull = needsFull;
+        }
+    }
+
+    /** The strategy for one checkpoint, which knows whether it may share earlier files. */
+    public SnapshotStrategy<KeyedStateHandle, CapturedState> forCheckpoint(SharingFilesStrategy sharing) {
+        return new SnapshotStrategy<KeyedStateHandle, CapturedState>() {
+            @Override
+            public CapturedState syncPrepareResources(long checkpointId) throws Exception {
+                return capture(checkpointId, sharing);
+            }
+
+            @Override
+            public SnapshotResultSupplier<KeyedStateHandle> asyncSnapshot(
+                    CapturedState captured,
+                    long checkpointId,
+                    long timestamp,
+                    @Nonnull CheckpointStreamFactory streamFactory,
+                    @Nonnull CheckpointOptions checkpointOptions) {
+                return registry -> write(captured, streamFactory, registry);
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------------
+    //  synchronous phase
+    // ------------------------------------------------------------------------
+
+    private CapturedState capture(long checkpointId, SharingFilesStrategy sharing)
+            throws IOException {
+        if (states.isEmpty() && timers.isEmpty()) {
+            return new CapturedState(checkpointId, null, null, null, null, null, null);
+        }
+        List<String> names = new ArrayList<>(states.size());
+        List<StateMetaInfoSnapshot> metaInfos = new ArrayList<>();
+        for (LoggedState<K> state : states) {
+            names.add(state.name());
+            metaInfos.add(state.table().getMetaInfo().snapshot());
+        }
+        for (LoggedTimers queue : timers) {
+            metaInfos.add(
+                    new RegisteredPriorityQueueStateBackendMetaInfo<>(
+                                    queue.name(), queue.elementSerializer())
+                            .snapshot());
+        }
+        KeyedBackendSerializationProxy<K> metadata =
+                new KeyedBackendSerializationProxy<>(keySerializer, metaInfos, false);
+        byte[] timerBytes = TimerFormat.write(timers, keyGroupRange);
+
+        CapturedState.Mode mode;
+        synchronized (lock) {
+            mode =
+                    sharing == SharingFilesStrategy.NO_SHARING
+                            ? CapturedState.Mode.SAVEPOINT
+                            : sharing == SharingFilesStrategy.FORWARD || needsFull
+                                    ? CapturedState.Mode.FULL
+                                    : CapturedState.Mode.INCREMENTAL;
+        }
+        if (mode == CapturedState.Mode.INCREMENTAL) {
+            Capture capture = captureDirty(checkpointId, names);
+            synchronized (lock) {
+                pending.add(capture);
+            }
+            return new CapturedState(
+                    checkpointId, mode, metadata, timerBytes, names, capture, null);
+        }
+        // A full checkpoint leaves the dirty set alone: if it fails, later incremental
+        // checkpoints still carry those changes.
+        List<StateTableSnapshot> tables = new ArrayList<>(states.size());
+        for (LoggedState<K> state : states) {
+            tables.add(snapshotTable(state));
+        }
+        return new CapturedState(checkpointId, mode, metadata, timerBytes, names, null, tables);
+    }
+
+    @SuppressWarnings("unchecked")
+    private Capture captureDirty(long checkpointId, List<String> names) throws IOException {
+        Capture capture =
+                new Capture(checkpointId, new BatchBuilder(checkpointId, keyGroupRange, names));
+        TypeSerializer<Object> keys = (TypeSerializer<Object>) keySerializer;
+        for (EntryRef entry : tracker.drain()) {
+            StateTable<K, Object, Object> table = states.get(entry.stateId()).table();
+            Object value =
+                    table.getMapForKeyGroup(entry.keyGroup())
+                            .get((K) entry.key(), entry.namespace());
+            capture.add(
+                    entry,
+                    keys,
+                    table.getNamespaceSerializer(),
+                    table.getStateSerializer(),
+                    value);
+        }
+        return capture;
+    }
+
+    @SuppressWarnings("unchecked")
+    private StateTableSnapshot snapshotTable(LoggedState<K> state) {
+        StateTable<K, Object, Object> table = state.table();
+        return new StateTableSnapshot(
+                state.id(),
+                (IterableStateSnapshot<Object, Object, Object>) (IterableStateSnapshot<?, ?, ?>)
+                        table.stateSnapshot(),
+                (TypeSerializer<Object>) keySerializer.duplicate(),
+                table.getNamespaceSerializer().duplicate(),
+                table.getStateSerializer().duplicate());
+    }
+
+    // ------------------------------------------------------------------------
+    //  asynchronous phase
+    // ------------------------------------------------------------------------
+
+    private SnapshotResult<KeyedStateHandle> write(
+            CapturedState captured,
+            CheckpointStreamFactory streamFactory,
+            CloseableRegistry registry)
+            throws Exception {
+        if (captured.hasNoState()) {
+            return SnapshotResult.empty();
+        }
+        long checkpointId = captured.checkpointId;
+        List<BatchLocation> batches;
+        List<HandleAndLocalPath> privateState = new ArrayList<>();
+        long appended = 0;
+        switch (captured.mode) {
+            case INCREMENTAL:
+                synchronized (writeLock) {
+                    List<Capture> toWrite = new ArrayList<>();
+                    synchronized (lock) {
+                        batches = new ArrayList<>(base);
+                        for (Capture c : pending) {
+                            if (c.checkpointId <= checkpointId) {
+                                toWrite.add(c);
+                            }
+                        }
+                    }
+                    BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
+                    if (batch.recordCount() > 0) {
+                        BatchLocation location = appendAndIndex(batch, toWrite);
+                        batches.add(location);
+                        appended = location.length();
+                    }
+                    remember(checkpointId, batches, false);
+                }
+                break;
+            case FULL:
+                synchronized (writeLock) {
+                    Capture all = captureTables(checkpointId, captured);
+                    BatchLocation location = appendAndIndex(all.records, List.of(all));
+                    batches = List.of(location);
+                    appended = location.length();
+                    remember(checkpointId, batches, true);
+                }
+                break;
+            case SAVEPOINT:
+                Capture all = captureTables(checkpointId, captured);
+                String segment = "savepoint-" + backendId + "-" + checkpointId + ".seg";
+                CheckpointStateOutputStream out =
+                        streamFactory.createCheckpointStateOutputStream(
+                                CheckpointedStateScope.EXCLUSIVE);
+                registry.registerCloseable(out);
+                out.write(BatchFormat.segmentHeader());
+                BatchLocation location =
+                        BatchFormat.write(
+                                out, segment, BatchFormat.SEGMENT_HEADER_BYTES, all.records);
+                StreamStateHandle handle = closeAndGetHandle(out, registry);
+                privateState.add(HandleAndLocalPath.of(handle, segment));
+                batches = List.of(location);
+                appended = handle.getStateSize();
+                break;
+            default:
+                throw new IllegalStateException(String.valueOf(captured.mode));
+        }
+
+        CheckpointStateOutputStream out =
+                streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
+        registry.registerCloseable(out);
+        new CheckpointManifest(captured.metadata, captured.timers, batches)
+                .write(new DataOutputViewStreamWrapper(out));
+        StreamStateHandle manifest = closeAndGetHandle(out, registry);
+
+        List<HandleAndLocalPath> sharedState = new ArrayList<>();
+        if (captured.mode != CapturedState.Mode.SAVEPOINT) {
+            Set<String> segments = new LinkedHashSet<>();
+            batches.forEach(b -> segments.add(b.segment()));
+            for (String segment : segments) {
+                sharedState.add(HandleAndLocalPath.of(log.handle(segment), segment));
+            }
+        }
+        return SnapshotResult.of(
+                new IncrementalRemoteKeyedStateHandle(
+                        backendId,
+                        keyGroupRange,
+                        checkpointId,
+                        sharedState,
+                        privateState,
+                        manifest,
+                        appended + manifest.getStateSize()));
+    }
+
+    private static StreamStateHandle closeAndGetHandle(
+            CheckpointStateOutputStream out, CloseableRegistry registry) throws IOException {
+        if (!registry.unregisterCloseable(out)) {
+            throw new IOException("Checkpoint was cancelled while writing " + out);
+        }
+        return out.closeAndGetHandle();
+    }
+
+    private BatchBuilder merge(long checkpointId, List<String> names, List<Capture> captures)
+            throws IOException {
+        if (captures.size() == 1) {
+            return captures.get(0).records;
+        }
+        BatchBuilder batch = new BatchBuilder(checkpointId, keyGroupRange, names);
+        for (Capture capture : captures) {
+            for (int kg = keyGroupRange.getStartKeyGroup();
+                    kg <= keyGroupRange.getEndKeyGroup();
+                    kg++) {
+                org.apache.flink.core.memory.DataOutputSerializer data =
+                        capture.records.keyGroupData(kg);
+                if (data != null) {
+                    batch.addEncoded(kg, data.getSharedBuffer(), 0, data.length());
+                }
+            }
+            batch.countRecords(capture.records.recordCount());
+        }
+        return batch;
+    }
+
+    private BatchLocation appendAndIndex(BatchBuilder batch, List<Capture> captures)
+            throws IOException {
+        BatchLocation location = log.append(batch);
+        index.batchAdded(location.segment(), location.length());
+        for (Capture capture : captures) {
+            capture.indexInto(index, location.segment());
+        }
+        return location;
+    }
+
+    /** Serializes every entry of the table snapshots, key group by key group. */
+    private Capture captureTables(long checkpointId, CapturedState captured) throws IOException {
+        Capture all =
+                new Capture(
+                        checkpointId,
+                        new BatchBuilder(checkpointId, keyGroupRange, captured.stateNames));
+        for (int kg = keyGroupRange.getStartKeyGroup(); kg <= keyGroupRange.getEndKeyGroup(); kg++) {
+            for (StateTableSnapshot table : captured.tables) {
+                Iterator<StateEntry<Object, Object, Object>> entries =
+                        table.snapshot.getIterator(kg);
+                while (entries.hasNext()) {
+                    StateEntry<Object, Object, Object> entry = entries.next();
+                    all.add(
+                            new EntryRef(table.stateId, entry.getKey(), entry.getNamespace(), kg),
+                            table.keySerializer,
+                            table.namespaceSerializer,
+                            table.valueSerializer,
+                            entry.getState());
+                }
+            }
+        }
+        return all;
+    }
+
+    private void remember(long checkpointId, List<BatchLocation> batches, boolean full) {
+        synchronized (lock) {
+            written.put(checkpointId, batches);
+            if (full) {
+                fullCheckpoints.add(checkpointId);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------
+    //  checkpoint notifications
+    // ------------------------------------------------------------------------
+
+    public void notifyCheckpointComplete(long checkpointId) {
+        synchronized (lock) {
+            List<BatchLocation> batches = written.get(checkpointId);
+            if (batches == null) {
+                return;
+            }
+            base = batches;
+            pending.removeIf(c -> c.checkpointId <= checkpointId);
+            written.headMap(checkpointId, true).clear();
+            if (fullCheckpoints.contains(checkpointId)) {
+                needsFull = false;
+            }
+            fullCheckpoints.removeIf(id -> id <= checkpointId);
+        }
+    }
+
+    public void notifyCheckpointAborted(long checkpointId) {
+        synchronized (lock) {
+            written.remove(checkpointId);
+            fullCheckpoints.remove(checkpointId);
+        }
+    }
+
+    /** The batches that the next incremental checkpoint builds on. */
+    public List<BatchLocation> baseBatches() {
+        synchronized (lock) {
+            return new ArrayList<>(base);
+        }
+    }
+}

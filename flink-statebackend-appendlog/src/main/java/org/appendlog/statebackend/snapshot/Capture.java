@@ -1,0 +1,93 @@
+package org.appendlog.statebackend.snapshot;
+
+import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.tracking.EntryRef;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The dirty entries of one synchronous phase, serialized as log records (values as of the
+ * barrier). It is kept until a checkpoint that contains it completes, so that a failed or late
+ * checkpoint never loses changes: the next batch simply carries it again.
+ */
+final class Capture {
+
+    final long checkpointId;
+    final BatchBuilder records;
+    private final List<EntryRef> entries = new ArrayList<>();
+    private final DataOutputSerializer keyScratch = new DataOutputSerializer(64);
+    private final DataOutputSerializer valueScratch = new DataOutputSerializer(256);
+    /** Encoded length per entry; negative for a tombstone. */
+    private int[] lengths = new int[16];
+
+    Capture(long checkpointId, BatchBuilder records) {
+        this.checkpointId = checkpointId;
+        this.records = records;
+    }
+
+    /** Encodes {@code entry} with {@code value}, or a tombstone if the value is null. */
+    void add(
+            EntryRef entry,
+            TypeSerializer<Object> keySerializer,
+            TypeSerializer<Object> namespaceSerializer,
+            TypeSerializer<Object> valueSerializer,
+            @Nullable Object value)
+            throws IOException {
+        keyScratch.clear();
+        keySerializer.serialize(entry.key(), keyScratch);
+        namespaceSerializer.serialize(entry.namespace(), keyScratch);
+        int length;
+        if (value == null) {
+            length =
+                    records.add(
+                            entry.keyGroup(),
+                            checkpointId,
+                            entry.stateId(),
+                            keyScratch.getSharedBuffer(),
+                            keyScratch.length(),
+                            null,
+                            0);
+        } else {
+            valueScratch.clear();
+            valueSerializer.serialize(value, valueScratch);
+            length =
+                    records.add(
+                            entry.keyGroup(),
+                            checkpointId,
+                            entry.stateId(),
+                            keyScratch.getSharedBuffer(),
+                            keyScratch.length(),
+                            valueScratch.getSharedBuffer(),
+                            valueScratch.length());
+        }
+        added(entry, length, value == null);
+    }
+
+    private void added(EntryRef entry, int length, boolean tombstone) {
+        if (entries.size() == lengths.length) {
+            lengths = java.util.Arrays.copyOf(lengths, lengths.length * 2);
+        }
+        lengths[entries.size()] = tombstone ? -length : length;
+        entries.add(entry);
+    }
+
+    /** Tells the index that this capture's records now live in {@code segment}. */
+    void indexInto(LogIndex index, String segment) {
+        for (int i = 0; i < entries.size(); i++) {
+            int length = lengths[i];
+            index.recordWritten(entries.get(i), segment, Math.abs(length), length < 0);
+        }
+    }
+
+    boolean isEmpty() {
+        return entries.isEmpty();
+    }
+}

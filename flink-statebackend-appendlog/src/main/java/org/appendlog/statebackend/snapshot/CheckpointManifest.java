@@ -1,0 +1,99 @@
+package org.appendlog.statebackend.snapshot;
+
+import org.appendlog.statebackend.log.BatchLocation;
+
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one checkpoint of one backend consists of; written as the meta state handle of its {@code
+ * IncrementalRemoteKeyedStateHandle}: the state meta data (serializer snapshots), the timers, and
+ * the batches that together hold the keyed state as of the checkpoint.
+ *
+ * <pre>
+ * manifest := MAGIC:int VERSION:int KeyedBackendSerializationProxy
+ *             timersLength:int timers batchCount:int BatchLocation*
+ * </pre>
+ */
+public final class CheckpointManifest {
+
+    private static final int MAGIC = 0x414C4D46; // "ALMF"
+    private static final int VERSION = 1;
+
+    final KeyedBackendSerializationProxy<?> metadata;
+    final byte[] timers;
+    final List<BatchLocation> batches;
+
+    CheckpointManifest(
+            KeyedBackendSerializationProxy<?> metadata, byte[] timers, List<BatchLocation> batches) {
+        this.metadata = metadata;
+        this.timers = timers;
+        this.batches = batches;
+    }
+
+    public KeyedBackendSerializationProxy<?> metadata() {
+        return metadata;
+    }
+
+    public byte[] timers() {
+        return timers;
+    }
+
+    public List<BatchLocation> batches() {
+        return batches;
+    }
+
+    void write(DataOutputView out) throws IOException {
+        out.writeInt(MAGIC);
+        out.writeInt(VERSION);
+        metadata.write(out);
+        out.writeInt(timers.length);
+        out.write(timers);
+        out.writeInt(batches.size());
+        for (BatchLocation batch : batches) {
+            batch.write(out);
+        }
+    }
+
+    /** True if the stream starts like a manifest, i.e. the checkpoint was written by appendlog. */
+    public static boolean startsWithMagic(DataInputView in) throws IOException {
+        return in.readInt() == MAGIC;
+    }
+
+    /** Reads a manifest after {@link #startsWithMagic} consumed the magic. */
+    public static CheckpointManifest readAfterMagic(DataInputView in, ClassLoader classLoader)
+            throws IOException {
+        int version = in.readInt();
+        if (version != VERSION) {
+            throw new IOException("Unsupported appendlog manifest version " + version);
+        }
+        KeyedBackendSerializationProxy<?> metadata =
+                new KeyedBackendSerializationProxy<>(classLoader);
+        metadata.read(in);
+        byte[] timers = new byte[in.readInt()];
+        in.readFully(timers);
+        int count = in.readInt();
+        List<BatchLocation> batches = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            batches.add(BatchLocation.read(in));
+        }
+        return new CheckpointManifest(metadata, timers, batches);
+    }
+
+    /** The batches restricted to those that hold key groups of {@code range}. */
+    public List<BatchLocation> batchesFor(KeyGroupRange range) {
+        List<BatchLocation> result = new ArrayList<>();
+        for (BatchLocation batch : batches) {
+            if (batch.keyGroups().getIntersection(range).getNumberOfKeyGroups() > 0) {
+                result.add(batch);
+            }
+        }
+        return result;
+    }
+}

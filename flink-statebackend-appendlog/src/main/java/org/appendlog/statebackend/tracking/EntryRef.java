@@ -1,0 +1,69 @@
+package org.appendlog.statebackend.tracking;
+
+
+/** Identifies one state entry: (state, key, namespace), plus the key group it belongs to. */
+public final class EntryRef {
+
+    private final int stateId;
+    private final Object key;
+    private final Object namespace;
+    private final int keyGroup;
+    private final int hash;
+
+    public EntryRef(int stateId, Object key, Object namespace, int keyGroup) {
+        this.stateId = stateId;
+        this.key = key;
+        this.namespace = namespace;
+        this.keyGroup = keyGroup;
+        this.hash = 31 * (31 * stateId + key.hashCode()) + namespace.hashCode();
+    }
+
+    public int stateId() {
+        return stateId;
+    }
+
+    public Object key() {
+        return key;
+    }
+
+    public Object namespace() {
+        return namespace;
+    }
+
+    public int keyGroup() {
+        return keyGroup;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof EntryRef)) {
+            return false;
+        }
+        EntryRef that = (EntryRef) o;
+        return stateId == that.stateId
+                && hash == that.hash
+                && key.equals(that.key)
+                && namespace.equals(that.namespace);
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
+    }
+
+    @Override
+    public String toString() {
+        return "state " + stateId + ", key " + key + ", namespace " + namespace;
+    }
+
+    /** Identity of key and namespace objects is checked first: the common repeated-write case. */
+    boolean sameAs(int stateId, Object key, Object namespace) {
+        return this.stateId == stateId
+                && (this.key == key || this.key.equals(key))
+                && (this.namespace == namespace || this.namespace.equals(namespace));
+    }
+
+}

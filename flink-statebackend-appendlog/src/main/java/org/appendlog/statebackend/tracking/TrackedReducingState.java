@@ -1,0 +1,17 @@
+package org.appendlog.statebackend.tracking;
+
+import org.apache.flink.runtime.state.InternalKeyContext;
+import org.apache.flink.runtime.state.internal.InternalReducingState;
+
+final class TrackedReducingState<K, N, V>
+        extends TrackedMergingState<K, N, V, V, V, InternalReducingState<K, N, V>>
+        implements InternalReducingState<K, N, V> {
+
+    TrackedReducingState(
+            InternalReducingState<K, N, V> delegate,
+            int stateId,
+            ChangeTracker tracker,
+            InternalKeyContext<K> keyContext) {
+        super(delegate, stateId, tracker, keyContext);
+    }
+}

@@ -1,0 +1,72 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.runtime.state.CheckpointStorage;
+import org.apache.flink.runtime.state.ConfigurableStateBackend;
+import org.apache.flink.runtime.state.StateBackendTestBase;
+import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
+import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameter;
+import org.apache.flink.testutils.junit.extensions.parameterized.ParameterizedTestExtension;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameters;
+import org.apache.flink.util.function.SupplierWithException;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Flink's own keyed state backend contract ({@link StateBackendTestBase} from flink-runtime's test
+ * jar), for the append-log backend with its log on the local file system, and the manifests in
+ * memory or in files.
+ */
+@ExtendWith(ParameterizedTestExtension.class)
+public class AppendLogStateBackendTest extends StateBackendTestBase<AppendLogStateBackend> {
+
+    @TempDir private static Path tempFolder;
+
+    @Parameters(name = "checkpoint storage: {0}")
+    public static List<Object[]> storages() {
+        return Arrays.asList(
+                new Object[] {
+                    "jobmanager",
+                    (SupplierWithException<CheckpointStorage, IOException>)
+                            JobManagerCheckpointStorage::new
+                },
+                new Object[] {
+                    "filesystem",
+                    (SupplierWithException<CheckpointStorage, IOException>)
+                            () ->
+                                    new FileSystemCheckpointStorage(
+                                            tempFolder.resolve("checkpoints").toUri().toString())
+                });
+    }
+
+    @Parameter public String storageName;
+
+    @Parameter(1)
+    public SupplierWithException<CheckpointStorage, IOException> storageSupplier;
+
+    @Override
+    protected ConfigurableStateBackend getStateBackend() {
+        return new AppendLogStateBackend(tempFolder.resolve("log").toUri().toString());
+    }
+
+    @Override
+    protected CheckpointStorage getCheckpointStorage() throws Exception {
+        return storageSupplier.get();
+    }
+
+    @Override
+    protected boolean isSerializerPresenceRequiredOnRestore() {
+        return true;
+    }
+
+    @Override
+    protected boolean supportsAsynchronousSnapshots() {
+        return true;
+    }
+}
