@@ -101,9 +101,10 @@ public final class AppendLogSettings implements Serializable {
             throw new IllegalConfigurationException(
                     "The appendlog state backend needs a log directory: set '"
                             + AppendLogOptions.LOG_DIR.key()
-                            + "' (or '"
+                            + "' (or the checkpoint directory '"
                             + CheckpointingOptions.CHECKPOINTS_DIRECTORY.key()
-                            + "', under which it then uses 'appendlog/').");
+                            + "', formerly 'state.checkpoints.dir', under which it then uses"
+                            + " 'appendlog/').");
         }
         return new Path(logDir);
     }

@@ -1,0 +1,77 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.runtime.state.CheckpointStorage;
+import org.apache.flink.runtime.state.ConfigurableStateBackend;
+import org.apache.flink.runtime.state.StateBackendTestBase;
+import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameter;
+import org.apache.flink.testutils.junit.extensions.parameterized.ParameterizedTestExtension;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameters;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Flink's keyed state backend contract with the log and the checkpoints on HDFS (a real NameNode
+ * and DataNode in this JVM), synced with hsync.
+ */
+@ExtendWith(ParameterizedTestExtension.class)
+public class AppendLogStateBackendOnHdfsTest extends StateBackendTestBase<AppendLogStateBackend> {
+
+    @TempDir private static Path tempFolder;
+    private static MiniDFSCluster hdfs;
+    private static String hdfsRoot;
+
+    @Parameters(name = "sync mode: {0}")
+    public static List<Object[]> syncModes() {
+        return Collections.singletonList(new Object[] {SyncMode.HSYNC});
+    }
+
+    @Parameter public SyncMode syncMode;
+
+    @BeforeAll
+    static void startHdfs() throws Exception {
+        Configuration conf = new Configuration();
+        File base = tempFolder.resolve("hdfs").toFile();
+        conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, base.getAbsolutePath());
+        hdfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
+        hdfs.waitActive();
+        hdfsRoot = "hdfs://localhost:" + hdfs.getNameNodePort();
+    }
+
+    @AfterAll
+    static void stopHdfs() {
+        if (hdfs != null) {
+            hdfs.shutdown();
+        }
+    }
+
+    @Override
+    protected ConfigurableStateBackend getStateBackend() {
+        return new AppendLogStateBackend(hdfsRoot + "/appendlog").withSyncMode(syncMode);
+    }
+
+    @Override
+    protected CheckpointStorage getCheckpointStorage() {
+        return new FileSystemCheckpointStorage(hdfsRoot + "/checkpoints");
+    }
+
+    @Override
+    protected boolean isSerializerPresenceRequiredOnRestore() {
+        return true;
+    }
+
+    @Override
+    protected boolean supportsAsynchronousSnapshots() {
+        return true;
+    }
+}

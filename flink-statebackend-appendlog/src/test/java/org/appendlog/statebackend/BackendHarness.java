@@ -1,0 +1,122 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
+import org.apache.flink.runtime.state.SharedStateRegistryImpl;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.concurrent.RunnableFuture;
+
+/**
+ * Drives one keyed backend outside a job, the way a task does: set a key, write, checkpoint,
+ * register the checkpoint with a {@link SharedStateRegistry}, notify completion.
+ */
+final class BackendHarness implements AutoCloseable {
+
+    static final ValueStateDescriptor<Long> COUNTS =
+            new ValueStateDescriptor<>("counts", LongSerializer.INSTANCE);
+    static final int MAX_PARALLELISM = 128;
+
+    private static final JobID JOB = new JobID();
+
+    final AppendLogKeyedStateBackend<Integer> backend;
+    private final SharedStateRegistry registry;
+    private final ValueState<Long> counts;
+
+    private BackendHarness(AppendLogKeyedStateBackend<Integer> backend, SharedStateRegistry registry)
+            throws Exception {
+        this.backend = backend;
+        this.registry = registry;
+        this.counts =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, COUNTS);
+    }
+
+    static BackendHarness open(AppendLogStateBackend stateBackend, SharedStateRegistry registry)
+            throws Exception {
+        return restore(stateBackend, registry, Collections.emptyList());
+    }
+
+    static BackendHarness restore(
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            Collection<KeyedStateHandle> handles)
+            throws Exception {
+        return new BackendHarness(build(stateBackend, handles), registry);
+    }
+
+    static AppendLogKeyedStateBackend<Integer> build(
+            AppendLogStateBackend stateBackend, Collection<KeyedStateHandle> handles)
+            throws IOException {
+        Environment env = new MockEnvironmentBuilder().setJobID(JOB).build();
+        return (AppendLogKeyedStateBackend<Integer>)
+                stateBackend.createKeyedStateBackend(
+                        new KeyedStateBackendParametersImpl<>(
+                                env,
+                                JOB,
+                                "counter",
+                                IntSerializer.INSTANCE,
+                                MAX_PARALLELISM,
+                                KeyGroupRange.of(0, MAX_PARALLELISM - 1),
+                                env.getTaskKvStateRegistry(),
+                                TtlTimeProvider.DEFAULT,
+                                new UnregisteredMetricsGroup(),
+                                handles,
+                                new CloseableRegistry()));
+    }
+
+    static SharedStateRegistry newRegistry() {
+        return new SharedStateRegistryImpl();
+    }
+
+    void put(int key, long value) throws IOException {
+        backend.setCurrentKey(key);
+        counts.update(value);
+    }
+
+    Long get(int key) throws IOException {
+        backend.setCurrentKey(key);
+        return counts.value();
+    }
+
+    /** Takes checkpoint {@code id}, registers it and confirms it, as the coordinator would. */
+    IncrementalRemoteKeyedStateHandle checkpoint(long id) throws Exception {
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
+                backend.snapshot(
+                        id,
+                        id,
+                        new MemCheckpointStreamFactory(Integer.MAX_VALUE),
+                        CheckpointOptions.forCheckpointWithDefaultLocation());
+        future.run();
+        IncrementalRemoteKeyedStateHandle handle =
+                (IncrementalRemoteKeyedStateHandle) future.get().getJobManagerOwnedSnapshot();
+        registry.registerAll(Collections.singletonList(handle), id);
+        backend.notifyCheckpointComplete(id);
+        return handle;
+    }
+
+    @Override
+    public void close() {
+        backend.dispose();
+    }
+}

@@ -1,0 +1,105 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A checkpoint writes only what changed since the previous one, and restores exactly. */
+class IncrementalCheckpointTest {
+
+    @TempDir Path logDir;
+
+    @Test
+    void secondCheckpointWritesOnlyTheChangedEntries() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle second;
+        long firstSize;
+        long bytesOnDiskAfterFirst;
+        long bytesOnDiskAfterSecond;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 100_000; key++) {
+                harness.put(key, key);
+            }
+            IncrementalRemoteKeyedStateHandle first = harness.checkpoint(1);
+            firstSize = first.getCheckpointedSize();
+            bytesOnDiskAfterFirst = segmentBytes();
+
+            for (int key = 0; key < 100_000; key += 100) {
+                harness.put(key, -key);
+            }
+            second = harness.checkpoint(2);
+            bytesOnDiskAfterSecond = segmentBytes();
+
+            System.out.printf(
+                    "first checkpoint %d bytes, second %d bytes (%.2f%%); segment bytes on disk %d -> %d%n",
+                    firstSize,
+                    second.getCheckpointedSize(),
+                    100.0 * second.getCheckpointedSize() / firstSize,
+                    bytesOnDiskAfterFirst,
+                    bytesOnDiskAfterSecond);
+        }
+        assertThat(firstSize).isGreaterThan(100_000L * 12);
+        assertThat(second.getCheckpointedSize()).isLessThan((long) (firstSize * 0.03));
+        assertThat(bytesOnDiskAfterSecond - bytesOnDiskAfterFirst)
+                .isPositive()
+                .isLessThan((long) (bytesOnDiskAfterFirst * 0.03));
+
+        try (BackendHarness restored =
+                BackendHarness.restore(
+                        stateBackend, registry, Collections.singletonList(second))) {
+            for (int key = 0; key < 100_000; key++) {
+                long expected = key % 100 == 0 ? -key : key;
+                assertThat(restored.get(key)).as("key %d", key).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
+    void removedEntriesStayRemovedAfterRestore() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle handle;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 1_000; key++) {
+                harness.put(key, key);
+            }
+            harness.checkpoint(1);
+            for (int key = 0; key < 1_000; key += 2) {
+                harness.backend.setCurrentKey(key);
+                harness.backend
+                        .getPartitionedState(
+                                org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                                org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                                BackendHarness.COUNTS)
+                        .clear();
+            }
+            handle = harness.checkpoint(2);
+        }
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+            for (int key = 0; key < 1_000; key++) {
+                assertThat(restored.get(key)).isEqualTo(key % 2 == 0 ? null : (long) key);
+            }
+            assertThat(restored.backend.numKeyValueStateEntries()).isEqualTo(500);
+        }
+    }
+
+    private long segmentBytes() throws IOException {
+        try (Stream<Path> files = Files.walk(logDir)) {
+            return files.filter(p -> p.toString().endsWith(".seg"))
+                    .mapToLong(p -> p.toFile().length())
+                    .sum();
+        }
+    }
+}
