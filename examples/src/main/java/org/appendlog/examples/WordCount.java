@@ -1,0 +1,139 @@
+package org.appendlog.examples;
+
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackendFactory;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RichFlatMapFunction;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Counts words on the embedded default: Flink in this JVM, the append-log state backend with its
+ * log in a local directory, a checkpoint every 500 ms. Prints what it did and checks every count.
+ *
+ * <p>Arguments: {@code [records] [log-directory]}, defaults 300000 and {@code
+ * target/wordcount-appendlog}.
+ */
+public final class WordCount {
+
+    private static final String[] VOCABULARY = vocabulary(1_000);
+
+    public static void main(String[] args) throws Exception {
+        long records = args.length > 0 ? Long.parseLong(args[0]) : 300_000;
+        Path dir = Paths.get(args.length > 1 ? args[1] : "target/wordcount-appendlog").toAbsolutePath();
+        if (!run(records, dir)) {
+            System.exit(1);
+        }
+    }
+
+    /** Runs the job and returns whether every final count matches the input. */
+    static boolean run(long records, Path dir) throws Exception {
+
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, AppendLogStateBackendFactory.class.getName());
+        conf.set(AppendLogOptions.LOG_DIR, dir.resolve("log").toUri().toString());
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("checkpoints").toUri().toString());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
+        env.enableCheckpointing(500);
+
+        DataGeneratorSource<String> words =
+                new DataGeneratorSource<>(
+                        WordCount::wordAt,
+                        records,
+                        RateLimiterStrategy.perSecond(100_000),
+                        Types.STRING);
+
+        System.out.printf(
+                "Counting %d words (vocabulary %d) with the appendlog state backend, log in %s%n",
+                records, VOCABULARY.length, dir.resolve("log"));
+        long start = System.nanoTime();
+        LogWatcher watcher = LogWatcher.start(dir.resolve("log"));
+        Map<String, Long> counts = new HashMap<>();
+        try (CloseableIterator<Tuple2<String, Long>> updates =
+                env.fromSource(words, WatermarkStrategy.noWatermarks(), "words")
+                        .keyBy(word -> word)
+                        .flatMap(new Count())
+                        .executeAndCollect("appendlog word count")) {
+            while (updates.hasNext()) {
+                Tuple2<String, Long> update = updates.next();
+                counts.merge(update.f0, update.f1, Math::max);
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        watcher.stop();
+
+        Map<String, Long> expected = new HashMap<>();
+        for (long i = 0; i < records; i++) {
+            expected.merge(wordAt(i), 1L, Long::sum);
+        }
+        boolean exact = expected.equals(counts);
+        System.out.printf("Processed %d words in %.1f s; %d distinct words%n", records, seconds, counts.size());
+        counts.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(5)
+                .forEach(e -> System.out.printf("  %-10s %d%n", e.getKey(), e.getValue()));
+        System.out.printf(
+                "State log while running: up to %d segment file(s), %d bytes; after the job finished"
+                        + " and its checkpoints were discarded: %d segment file(s)%n",
+                watcher.peakSegments(),
+                watcher.peakBytes(),
+                LogWatcher.segments(dir.resolve("log")).count());
+        System.out.println(
+                exact
+                        ? "Every count matches the input: OK"
+                        : "Counts differ from the input: FAILED");
+        return exact;
+    }
+
+    /** The i-th word of the input: skewed towards the start of the vocabulary. */
+    static String wordAt(long i) {
+        long h = (i * 0x9E3779B97F4A7C15L) >>> 33;
+        int rank = (int) ((h % VOCABULARY.length) * (h % 7 + 1) / 7);
+        return VOCABULARY[rank];
+    }
+
+    private static String[] vocabulary(int size) {
+        String[] words = new String[size];
+        for (int i = 0; i < size; i++) {
+            words[i] = "word" + i;
+        }
+        return words;
+    }
+
+    /** Keeps a running count per word in keyed state and emits each new count. */
+    static final class Count extends RichFlatMapFunction<String, Tuple2<String, Long>> {
+        private transient ValueState<Long> count;
+
+        @Override
+        public void open(Configuration parameters) {
+            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+        }
+
+        @Override
+        public void flatMap(String word, Collector<Tuple2<String, Long>> out) throws IOException {
+            Long current = count.value();
+            long next = current == null ? 1 : current + 1;
+            count.update(next);
+            out.collect(Tuple2.of(word, next));
+        }
+    }
+
+    private WordCount() {}
+}
