@@ -1,6 +1,9 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.compaction.CompactionInput;
+import org.appendlog.statebackend.compaction.Compactor;
 import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.SegmentedLog;
 import org.appendlog.statebackend.snapshot.AppendLogSnapshotStrategy;
@@ -38,6 +41,7 @@ import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.IOUtils;
 
 import javax.annotation.Nonnull;
+import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,6 +69,8 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
     private final SegmentedLog log;
     private final LogIndex index;
     private final AppendLogSnapshotStrategy<K> snapshotStrategy;
+    @Nullable private final Compactor compactor;
+    private volatile long restoredBytes;
 
     AppendLogKeyedStateBackend(
             HeapKeyedStateBackend<K> heap,
@@ -77,6 +83,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
             SegmentedLog log,
             LogIndex index,
             UUID backendId,
+            CompactionSettings compaction,
             MetricGroup metricGroup) {
         super(
                 kvStateRegistry,
@@ -102,20 +109,47 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                         tracker,
                         log,
                         index);
-        registerMetrics(metricGroup);
+        MetricGroup metrics = metricGroup.addGroup("appendlog");
+        this.compactor =
+                compaction.enabled()
+                        ? new Compactor(
+                                compaction,
+                                log,
+                                index,
+                                keyGroupRange,
+                                snapshotStrategy::offerCompaction,
+                                metrics)
+                        : null;
+        registerMetrics(metrics);
     }
 
     /**
      * Called once after restore: later checkpoints build on {@code batches}; if the state came in
      * another format ({@code needsFull}), checkpoints are full until one of them completes.
      */
-    void startFrom(List<BatchLocation> batches, boolean needsFull) {
+    void startFrom(List<BatchLocation> batches, boolean needsFull, long restoredBytes) {
         snapshotStrategy.startFrom(batches, needsFull);
+        this.restoredBytes = restoredBytes;
     }
 
-    private void registerMetrics(MetricGroup metricGroup) {
-        MetricGroup group = metricGroup.addGroup("appendlog");
+    /** Record bytes that the restore of this backend read. */
+    long restoredBytes() {
+        return restoredBytes;
+    }
+
+    LogIndex index() {
+        return index;
+    }
+
+    /** The compactor, or null when compaction is disabled. */
+    Compactor compactor() {
+        return compactor;
+    }
+
+    private void registerMetrics(MetricGroup group) {
         group.gauge("liveBytes", index::liveBytes);
+        group.gauge("dirtyRatio", () -> SegmentStats.dirtyRatio(index.segments()));
+        group.gauge("restoreBytesRead", () -> restoredBytes);
         group.gauge("totalBytes", index::totalBytes);
         group.gauge("liveEntries", index::liveEntries);
         group.gauge("bytesAppended", log::bytesAppended);
@@ -259,6 +293,30 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
         snapshotStrategy.notifyCheckpointComplete(checkpointId);
+        if (compactor != null
+                && !compactor.isRunning()
+                && !snapshotStrategy.hasPendingCompaction()) {
+            compactor.maybeStart(compactionInput());
+        }
+    }
+
+    /** Taken on the task thread: serializers may change when states are registered again. */
+    @SuppressWarnings("unchecked")
+    private CompactionInput compactionInput() {
+        Map<String, Integer> ids = new HashMap<>();
+        Map<String, TypeSerializer<Object>> namespaces = new HashMap<>();
+        List<String> names = new ArrayList<>();
+        for (LoggedState<K> state : states) {
+            ids.put(state.name(), state.id());
+            namespaces.put(state.name(), state.table().getNamespaceSerializer().duplicate());
+            names.add(state.name());
+        }
+        return new CompactionInput(
+                snapshotStrategy.baseBatches(),
+                (TypeSerializer<Object>) getKeySerializer().duplicate(),
+                ids,
+                namespaces,
+                names);
     }
 
     @Override
@@ -268,9 +326,13 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
 
     @Override
     public void dispose() {
+        if (compactor != null) {
+            compactor.close();
+        }
         super.dispose();
         heap.dispose();
         IOUtils.closeQuietly(log);
+        log.deleteUnreferenced();
     }
 
     @Override

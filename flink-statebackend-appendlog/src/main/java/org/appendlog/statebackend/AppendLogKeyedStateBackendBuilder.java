@@ -173,26 +173,27 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             log,
                             index,
                             backendId,
+                            settings.compaction(),
                             metricGroup);
             List<KeyGroupedInternalPriorityQueue<?>> queues = registerRestored(backend, restoredMeta);
 
             if (!checkpoints.isEmpty()) {
-                List<BatchLocation> batches =
+                AppendLogRestoreOperation<K> restore =
                         new AppendLogRestoreOperation<>(
-                                        checkpoints,
-                                        keyGroupRange,
-                                        backend.statesByName(),
-                                        backend.getKeySerializer(),
-                                        index,
-                                        settings.restoreParallelism())
-                                .restore();
+                                checkpoints,
+                                keyGroupRange,
+                                backend.statesByName(),
+                                backend.getKeySerializer(),
+                                index,
+                                settings.restoreParallelism());
+                List<BatchLocation> batches = restore.restore();
                 for (RestoredCheckpoint checkpoint : checkpoints) {
                     restoreTimers(checkpoint, restoredMeta, queues);
                     checkpoint.segments().forEach(log::adopt);
                 }
-                backend.startFrom(batches, false);
+                backend.startFrom(batches, false, restore.bytesRead());
             } else {
-                backend.startFrom(Collections.emptyList(), !flinkFormat.isEmpty());
+                backend.startFrom(Collections.emptyList(), !flinkFormat.isEmpty(), 0);
             }
             logger.info(
                     "Built appendlog keyed state backend for key groups {}, log {}, restored from {} handle(s)",

@@ -4,6 +4,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
 
+import java.time.Duration;
+
 /** The options of the append-log state backend, all under {@code state.backend.appendlog.}. */
 public final class AppendLogOptions {
 
@@ -39,6 +41,50 @@ public final class AppendLogOptions {
                     .withDescription(
                             "Threads that read the log in parallel on restore; each reads a"
                                     + " contiguous slice of the owned key groups from every batch.");
+
+    public static final ConfigOption<Boolean> COMPACTION_ENABLED =
+            ConfigOptions.key("state.backend.appendlog.compaction.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether a background compactor rewrites the live records of dirty"
+                                    + " segments, so that the log, restores and checkpoint handles"
+                                    + " stay short.");
+
+    public static final ConfigOption<Double> COMPACTION_MIN_DIRTY_RATIO =
+            ConfigOptions.key("state.backend.appendlog.compaction.min-dirty-ratio")
+                    .doubleType()
+                    .defaultValue(0.5)
+                    .withDescription(
+                            "Compaction starts once dead bytes / total bytes of the closed segments"
+                                    + " reaches this ratio (as Kafka's min.cleanable.dirty.ratio)."
+                                    + " Lower values compact more often: more CPU and I/O, faster"
+                                    + " restores, smaller logs.");
+
+    public static final ConfigOption<Duration> COMPACTION_MIN_LAG =
+            ConfigOptions.key("state.backend.appendlog.compaction.min-lag")
+                    .durationType()
+                    .defaultValue(Duration.ZERO)
+                    .withDescription(
+                            "A segment is compacted only after it was last written at least this"
+                                    + " long ago (as Kafka's min.compaction.lag.ms).");
+
+    public static final ConfigOption<MemorySize> COMPACTION_IO_RATE_LIMIT =
+            ConfigOptions.key("state.backend.appendlog.compaction.io-rate-limit")
+                    .memoryType()
+                    .defaultValue(MemorySize.ZERO)
+                    .withDescription(
+                            "Bytes per second that compaction may read plus write; 0 means"
+                                    + " unlimited.");
+
+    public static final ConfigOption<Integer> COMPACTION_THREADS =
+            ConfigOptions.key("state.backend.appendlog.compaction.threads")
+                    .intType()
+                    .defaultValue(1)
+                    .withDescription(
+                            "Threads that one compaction pass uses; each reads and filters a"
+                                    + " contiguous slice of the key groups. Passes of one backend"
+                                    + " never overlap.");
 
     private AppendLogOptions() {}
 }

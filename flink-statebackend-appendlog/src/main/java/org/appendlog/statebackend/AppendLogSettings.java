@@ -1,6 +1,7 @@
 package org.appendlog.statebackend;
 
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
@@ -18,13 +19,19 @@ public final class AppendLogSettings implements Serializable {
     private final long segmentSize;
     private final SyncMode syncMode;
     private final int restoreParallelism;
+    private final CompactionSettings compaction;
 
     public AppendLogSettings(
-            String logDir, long segmentSize, SyncMode syncMode, int restoreParallelism) {
+            String logDir,
+            long segmentSize,
+            SyncMode syncMode,
+            int restoreParallelism,
+            CompactionSettings compaction) {
         this.logDir = logDir;
         this.segmentSize = segmentSize;
         this.syncMode = syncMode;
         this.restoreParallelism = restoreParallelism;
+        this.compaction = compaction;
     }
 
     /**
@@ -42,12 +49,7 @@ public final class AppendLogSettings implements Serializable {
         if (dir != null) {
             checkUri(dir);
         }
-        MemorySize segmentSize;
-        try {
-            segmentSize = config.get(AppendLogOptions.SEGMENT_SIZE);
-        } catch (IllegalArgumentException e) {
-            throw invalid(AppendLogOptions.SEGMENT_SIZE.key(), e.getMessage());
-        }
+        MemorySize segmentSize = read(config, AppendLogOptions.SEGMENT_SIZE);
         if (segmentSize.getBytes() < 1024) {
             throw invalid(
                     AppendLogOptions.SEGMENT_SIZE.key(),
@@ -61,18 +63,29 @@ public final class AppendLogSettings implements Serializable {
                     AppendLogOptions.SYNC_MODE.key(),
                     e.getMessage() + " (one of hsync, hflush, none)");
         }
-        int parallelism;
+        int parallelism = atLeastOne(config, AppendLogOptions.RESTORE_PARALLELISM);
+        return new AppendLogSettings(
+                dir,
+                segmentSize.getBytes(),
+                syncMode,
+                parallelism,
+                CompactionSettings.fromConfig(config));
+    }
+
+    static <T> T read(ReadableConfig config, ConfigOption<T> option) {
         try {
-            parallelism = config.get(AppendLogOptions.RESTORE_PARALLELISM);
+            return config.get(option);
         } catch (IllegalArgumentException e) {
-            throw invalid(AppendLogOptions.RESTORE_PARALLELISM.key(), e.getMessage());
+            throw invalid(option.key(), e.getMessage());
         }
-        if (parallelism < 1) {
-            throw invalid(
-                    AppendLogOptions.RESTORE_PARALLELISM.key(),
-                    "must be at least 1, was " + parallelism);
+    }
+
+    static int atLeastOne(ReadableConfig config, ConfigOption<Integer> option) {
+        int value = read(config, option);
+        if (value < 1) {
+            throw invalid(option.key(), "must be at least 1, was " + value);
         }
-        return new AppendLogSettings(dir, segmentSize.getBytes(), syncMode, parallelism);
+        return value;
     }
 
     private static void checkUri(String dir) {
@@ -91,7 +104,7 @@ public final class AppendLogSettings implements Serializable {
         }
     }
 
-    private static IllegalConfigurationException invalid(String key, String why) {
+    static IllegalConfigurationException invalid(String key, String why) {
         return new IllegalConfigurationException(
                 "Invalid value for option '" + key + "': " + why);
     }
@@ -125,6 +138,10 @@ public final class AppendLogSettings implements Serializable {
         return restoreParallelism;
     }
 
+    public CompactionSettings compaction() {
+        return compaction;
+    }
+
     @Override
     public String toString() {
         return "dir="
@@ -134,6 +151,8 @@ public final class AppendLogSettings implements Serializable {
                 + ", sync-mode="
                 + syncMode
                 + ", restore-parallelism="
-                + restoreParallelism;
+                + restoreParallelism
+                + ", compaction: "
+                + compaction;
     }
 }

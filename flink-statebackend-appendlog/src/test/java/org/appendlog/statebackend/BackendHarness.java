@@ -111,8 +111,29 @@ final class BackendHarness implements AutoCloseable {
         IncrementalRemoteKeyedStateHandle handle =
                 (IncrementalRemoteKeyedStateHandle) future.get().getJobManagerOwnedSnapshot();
         registry.registerAll(Collections.singletonList(handle), id);
+        // Only the latest checkpoint is retained: what older ones alone referred to goes.
+        registry.unregisterUnusedState(id);
         backend.notifyCheckpointComplete(id);
         return handle;
+    }
+
+    /** Takes checkpoint {@code id} but never completes it (the job fails before it does). */
+    IncrementalRemoteKeyedStateHandle checkpointThatNeverCompletes(long id) throws Exception {
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
+                backend.snapshot(
+                        id,
+                        id,
+                        new MemCheckpointStreamFactory(Integer.MAX_VALUE),
+                        CheckpointOptions.forCheckpointWithDefaultLocation());
+        future.run();
+        return (IncrementalRemoteKeyedStateHandle) future.get().getJobManagerOwnedSnapshot();
+    }
+
+    /** Waits until no compaction pass is running. */
+    void awaitCompaction() throws InterruptedException {
+        while (backend.compactor() != null && backend.compactor().isRunning()) {
+            Thread.sleep(5);
+        }
     }
 
     @Override

@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * For the live entries of one key group: the segment and length of each entry's latest record.
- * Key groups are indexed separately so that restore threads, which own disjoint key groups, can
- * fill them without locking.
+ * Key groups are indexed separately so that restore threads, which own disjoint key groups, never
+ * contend; the lock per key group orders checkpoint writers and the compactor.
  */
 final class KeyGroupIndex {
 
@@ -24,7 +24,7 @@ final class KeyGroupIndex {
 
     private final Map<EntryRef, Location> latest = new HashMap<>();
 
-    void put(EntryRef entry, SegmentStats segment, int length) {
+    synchronized void put(EntryRef entry, SegmentStats segment, int length) {
         segment.live(length);
         Location previous = latest.put(entry, new Location(segment, length));
         if (previous != null) {
@@ -32,14 +32,29 @@ final class KeyGroupIndex {
         }
     }
 
-    void remove(EntryRef entry) {
+    synchronized void remove(EntryRef entry) {
         Location previous = latest.remove(entry);
         if (previous != null) {
             previous.segment.died(previous.length);
         }
     }
 
-    int size() {
+    /** The segment of the entry's latest record, or null if the entry is not live. */
+    synchronized String latestSegment(EntryRef entry) {
+        Location location = latest.get(entry);
+        return location == null ? null : location.segment.segment();
+    }
+
+    /** Moves the entry to {@code to} unless a newer record has appeared outside {@code from}. */
+    synchronized void moveIfStillIn(
+            EntryRef entry, java.util.Set<String> from, SegmentStats to, int length) {
+        Location location = latest.get(entry);
+        if (location != null && from.contains(location.segment.segment())) {
+            put(entry, to, length);
+        }
+    }
+
+    synchronized int size() {
         return latest.size();
     }
 }

@@ -6,6 +6,7 @@ import org.apache.flink.runtime.state.KeyGroupRange;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -39,6 +40,29 @@ public final class LogIndex {
         } else {
             index.put(entry, stats, length);
         }
+    }
+
+    /** The segment of the entry's latest record, or null if the entry is not live. */
+    public String latestSegment(EntryRef entry) {
+        return perKeyGroup[entry.keyGroup() - keyGroups.getStartKeyGroup()].latestSegment(entry);
+    }
+
+    /**
+     * Compaction copied the entry's record into {@code run}; the index follows unless a checkpoint
+     * wrote a newer record meanwhile.
+     */
+    public void moved(EntryRef entry, Set<String> compacted, String run, int length) {
+        perKeyGroup[entry.keyGroup() - keyGroups.getStartKeyGroup()]
+                .moveIfStillIn(entry, compacted, segments.computeIfAbsent(run, SegmentStats::new), length);
+    }
+
+    /** Stops counting segments that no checkpoint of this backend refers to any more. */
+    public void retain(Set<String> referenced) {
+        segments.keySet().retainAll(referenced);
+    }
+
+    public SegmentStats stats(String segment) {
+        return segments.get(segment);
     }
 
     /** Counts a batch's bytes (records, header, footer, key groups of other owners). */

@@ -11,6 +11,7 @@ public final class SegmentStats {
     private final String segment;
     private final AtomicLong totalBytes = new AtomicLong();
     private final AtomicLong liveBytes = new AtomicLong();
+    private volatile long lastWrite = System.currentTimeMillis();
 
     SegmentStats(String segment) {
         this.segment = segment;
@@ -28,8 +29,31 @@ public final class SegmentStats {
         return liveBytes.get();
     }
 
+    /** Dead bytes / total bytes over {@code segments}. */
+    public static double dirtyRatio(java.util.Collection<SegmentStats> segments) {
+        long total = 0;
+        long live = 0;
+        for (SegmentStats s : segments) {
+            total += s.totalBytes();
+            live += Math.min(s.liveBytes(), s.totalBytes());
+        }
+        return total == 0 ? 0 : (double) (total - live) / total;
+    }
+
+    /** When a batch was last added: compaction waits {@code min-lag} after it. */
+    public long lastWriteMillis() {
+        return lastWrite;
+    }
+
+    /** The fraction of the segment's bytes that are still live. */
+    public double utilization() {
+        long total = totalBytes();
+        return total == 0 ? 0 : Math.min(1.0, (double) liveBytes() / total);
+    }
+
     void added(long bytes) {
         totalBytes.addAndGet(bytes);
+        lastWrite = System.currentTimeMillis();
     }
 
     void live(int bytes) {

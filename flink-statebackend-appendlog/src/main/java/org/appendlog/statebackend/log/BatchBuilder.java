@@ -17,6 +17,7 @@ public final class BatchBuilder {
     private final List<String> stateNames;
     private final DataOutputSerializer[] perKeyGroup;
     private long recordCount;
+    private long minCheckpointId = Long.MAX_VALUE;
 
     public BatchBuilder(long checkpointId, KeyGroupRange keyGroups, List<String> stateNames) {
         this.checkpointId = checkpointId;
@@ -36,6 +37,7 @@ public final class BatchBuilder {
             int valueLength)
             throws IOException {
         recordCount++;
+        minCheckpointId = Math.min(minCheckpointId, recordCheckpointId);
         return LogRecord.write(
                 out(keyGroup),
                 recordCheckpointId,
@@ -46,17 +48,17 @@ public final class BatchBuilder {
                 valueLength);
     }
 
-    /**
-     * Adds already encoded records (copied from another batch) of one key group; their count is
-     * added with {@link #countRecords}.
-     */
-    public void addEncoded(int keyGroup, byte[] records, int offset, int length)
-            throws IOException {
-        out(keyGroup).write(records, offset, length);
-    }
-
-    public void countRecords(long count) {
-        recordCount += count;
+    /** Appends all records of {@code other} (same key groups), after the ones added so far. */
+    public void appendAll(BatchBuilder other) throws IOException {
+        for (int i = 0; i < perKeyGroup.length; i++) {
+            DataOutputSerializer data = other.perKeyGroup[i];
+            if (data != null) {
+                out(keyGroups.getStartKeyGroup() + i)
+                        .write(data.getSharedBuffer(), 0, data.length());
+            }
+        }
+        recordCount += other.recordCount;
+        minCheckpointId = Math.min(minCheckpointId, other.minCheckpointId);
     }
 
     private DataOutputSerializer out(int keyGroup) {
@@ -85,8 +87,13 @@ public final class BatchBuilder {
         return recordCount;
     }
 
+    /** The oldest checkpoint id among the records; a compacted run holds records of many. */
+    public long minCheckpointId() {
+        return recordCount == 0 ? checkpointId : minCheckpointId;
+    }
+
     /** The encoded records of a key group, or null if it has none. */
-    public DataOutputSerializer keyGroupData(int keyGroup) {
+    DataOutputSerializer keyGroupData(int keyGroup) {
         return perKeyGroup[keyGroup - keyGroups.getStartKeyGroup()];
     }
 }

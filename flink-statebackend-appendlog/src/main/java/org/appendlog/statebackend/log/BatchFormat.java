@@ -17,7 +17,8 @@ import java.util.zip.CRC32C;
  * <pre>
  * segment := SEGMENT_MAGIC:int FORMAT_VERSION:int batch*
  * batch   := header records-of-kg* footer
- * header  := BATCH_MAGIC:int version:byte checkpointId:long firstKg:int lastKg:int
+ * header  := BATCH_MAGIC:int version:byte checkpointId:long minCheckpointId:long
+ *            firstKg:int lastKg:int
  *            recordCount:long stateCount:int stateName:utf*
  * footer  := (offset:long length:int crc32c:int) per key group, offsets relative to the batch
  *            headerLength:int crc32c(header + footer so far):int FOOTER_MAGIC:int
@@ -61,6 +62,7 @@ public final class BatchFormat {
         header.writeInt(BATCH_MAGIC);
         header.writeByte(FORMAT_VERSION);
         header.writeLong(batch.checkpointId());
+        header.writeLong(batch.minCheckpointId());
         header.writeInt(range.getStartKeyGroup());
         header.writeInt(range.getEndKeyGroup());
         header.writeLong(batch.recordCount());
@@ -96,7 +98,8 @@ public final class BatchFormat {
         footer.writeInt(FOOTER_MAGIC);
         out.write(footer.getSharedBuffer(), 0, footer.length());
         long length = relative + footer.length();
-        return new BatchLocation(segment, position, length, batch.checkpointId(), range);
+        return new BatchLocation(
+                segment, position, length, batch.checkpointId(), batch.minCheckpointId(), range);
     }
 
     /** The verified header and footer of one batch: what a reader needs to find key groups. */
@@ -176,6 +179,7 @@ public final class BatchFormat {
                     file, loc.offset() + 4, "unsupported batch format version " + version);
         }
         long checkpointId = h.readLong();
+        long minCheckpointId = h.readLong();
         KeyGroupRange written = KeyGroupRange.of(h.readInt(), h.readInt());
         if (!written.equals(range)) {
             throw new CorruptLogException(
@@ -190,7 +194,13 @@ public final class BatchFormat {
             names.add(h.readUTF());
         }
         BatchLocation verified =
-                new BatchLocation(loc.segment(), loc.offset(), loc.length(), checkpointId, range);
+                new BatchLocation(
+                        loc.segment(),
+                        loc.offset(),
+                        loc.length(),
+                        checkpointId,
+                        minCheckpointId,
+                        range);
         return new BatchIndex(verified, names, recordCount, offsets, lengths, crcs);
     }
 

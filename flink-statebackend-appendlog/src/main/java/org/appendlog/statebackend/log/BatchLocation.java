@@ -13,14 +13,21 @@ public final class BatchLocation {
     private final long offset;
     private final long length;
     private final long checkpointId;
+    private final long minCheckpointId;
     private final KeyGroupRange keyGroups;
 
     public BatchLocation(
-            String segment, long offset, long length, long checkpointId, KeyGroupRange keyGroups) {
+            String segment,
+            long offset,
+            long length,
+            long checkpointId,
+            long minCheckpointId,
+            KeyGroupRange keyGroups) {
         this.segment = segment;
         this.offset = offset;
         this.length = length;
         this.checkpointId = checkpointId;
+        this.minCheckpointId = minCheckpointId;
         this.keyGroups = keyGroups;
     }
 
@@ -40,6 +47,16 @@ public final class BatchLocation {
         return checkpointId;
     }
 
+    /** No record of this batch is older than this checkpoint. */
+    public long minCheckpointId() {
+        return minCheckpointId;
+    }
+
+    /** Identifies the batch: no two batches share segment and offset. */
+    public String key() {
+        return segment + "@" + offset;
+    }
+
     public KeyGroupRange keyGroups() {
         return keyGroups;
     }
@@ -49,6 +66,7 @@ public final class BatchLocation {
         out.writeLong(offset);
         out.writeLong(length);
         out.writeLong(checkpointId);
+        out.writeLong(minCheckpointId);
         out.writeInt(keyGroups.getStartKeyGroup());
         out.writeInt(keyGroups.getEndKeyGroup());
     }
@@ -56,6 +74,7 @@ public final class BatchLocation {
     public static BatchLocation read(DataInputView in) throws IOException {
         return new BatchLocation(
                 in.readUTF(),
+                in.readLong(),
                 in.readLong(),
                 in.readLong(),
                 in.readLong(),

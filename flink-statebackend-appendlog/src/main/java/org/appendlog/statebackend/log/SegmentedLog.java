@@ -39,6 +39,7 @@ public final class SegmentedLog implements Closeable {
     private final Map<String, StreamStateHandle> handles = new HashMap<>();
     private LogSegment active;
     private int nextSequence;
+    private int nextRun;
     private long bytesAppended;
 
     public SegmentedLog(
@@ -85,6 +86,69 @@ public final class SegmentedLog implements Closeable {
         }
     }
 
+    /**
+     * Writes a compacted run as a segment of its own, synced and closed before it returns, so a
+     * checkpoint can refer to it at once.
+     */
+    public BatchLocation writeRun(BatchBuilder run) throws IOException {
+        String name;
+        synchronized (this) {
+            name = String.format("%s-run-%06d.seg", namePrefix, nextRun++);
+        }
+        LogSegment segment = LogSegment.create(fs, dir, name);
+        BatchLocation location;
+        try {
+            location = BatchFormat.write(segment.out, name, segment.position(), run);
+            syncMode.commit(segment.out);
+            segment.out.close();
+        } catch (IOException | RuntimeException e) {
+            IOUtils.closeQuietly(segment.out);
+            deleteQuietly(segment.path);
+            throw e;
+        }
+        synchronized (this) {
+            ownSegments.put(name, segment.path);
+            segmentEnds.put(name, location.offset() + location.length());
+        }
+        LOG.info(
+                "Wrote compacted run {} ({} records, {} bytes)",
+                segment.path,
+                run.recordCount(),
+                location.length());
+        return location;
+    }
+
+    /**
+     * Deletes this log's own segments that no checkpoint was ever given (a run that no checkpoint
+     * took up, a segment whose batches all belonged to failed checkpoints); the shared state
+     * registry knows nothing of them, so nobody else would.
+     */
+    public synchronized void deleteUnreferenced() {
+        for (Map.Entry<String, Path> segment : ownSegments.entrySet()) {
+            if (!handles.containsKey(segment.getKey())) {
+                deleteQuietly(segment.getValue());
+            }
+        }
+    }
+
+    /** Forgets a run that will never be referenced, and deletes it. */
+    public synchronized void discardRun(String segment) {
+        Path path = ownSegments.remove(segment);
+        segmentEnds.remove(segment);
+        if (path != null && !handles.containsKey(segment)) {
+            deleteQuietly(path);
+        }
+    }
+
+    private void deleteQuietly(Path path) {
+        try {
+            fs.delete(path, false);
+            LOG.debug("Deleted unreferenced state log segment {}", path);
+        } catch (IOException e) {
+            LOG.warn("Could not delete unreferenced state log segment {}", path, e);
+        }
+    }
+
     private void closeActive() throws IOException {
         LogSegment closing = active;
         active = null;
@@ -93,7 +157,7 @@ public final class SegmentedLog implements Closeable {
     }
 
     /** The handle under which checkpoints refer to {@code segment}. */
-    public synchronized StreamStateHandle handle(String segment) throws IOException {
+    public synchronized StreamStateHandle handle(String segment) {
         StreamStateHandle handle = handles.get(segment);
         if (handle == null) {
             Path path = ownSegments.get(segment);
@@ -109,6 +173,11 @@ public final class SegmentedLog implements Closeable {
     /** Segments of a restored checkpoint keep the handles under which they were registered. */
     public synchronized void adopt(String segment, StreamStateHandle handle) {
         handles.putIfAbsent(segment, handle);
+    }
+
+    /** The segment batches are appended to now, or null between segments. */
+    public synchronized String activeSegment() {
+        return active == null ? null : active.name;
     }
 
     public synchronized long bytesAppended() {

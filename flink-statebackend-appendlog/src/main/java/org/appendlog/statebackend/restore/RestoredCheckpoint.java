@@ -6,7 +6,6 @@ import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,12 +57,5 @@ public final class RestoredCheckpoint {
             segments.put(h.getLocalPath(), h.getHandle());
         }
         return new RestoredCheckpoint(manifest, segments);
-    }
-
-    /** A name for a segment handle in error messages: its path where it has one. */
-    static String describe(StreamStateHandle handle) {
-        return handle instanceof FileStateHandle
-                ? ((FileStateHandle) handle).getFilePath().toString()
-                : handle.toString();
     }
 }

@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.snapshot;
 
+import org.appendlog.statebackend.compaction.CompactionResult;
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchFormat;
@@ -36,6 +37,7 @@ import javax.annotation.Nonnull;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -76,6 +78,8 @@ public final class AppendLogSnapshotStrategy<K> {
     private final Set<Long> fullCheckpoints = new LinkedHashSet<>();
     private List<BatchLocation> base;
     private boolean needsFull;
+    /** A compaction result that no completed checkpoint has taken up yet. */
+    private CompactionResult pendingCompaction;
 
     public AppendLogSnapshotStrategy(
             UUID backendId,
@@ -229,7 +233,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 synchronized (writeLock) {
                     List<Capture> toWrite = new ArrayList<>();
                     synchronized (lock) {
-                        batches = new ArrayList<>(base);
+                        batches = withCompaction(base);
                         for (Capture c : pending) {
                             if (c.checkpointId <= checkpointId) {
                                 toWrite.add(c);
@@ -315,16 +319,7 @@ public final class AppendLogSnapshotStrategy<K> {
         }
         BatchBuilder batch = new BatchBuilder(checkpointId, keyGroupRange, names);
         for (Capture capture : captures) {
-            for (int kg = keyGroupRange.getStartKeyGroup();
-                    kg <= keyGroupRange.getEndKeyGroup();
-                    kg++) {
-                org.apache.flink.core.memory.DataOutputSerializer data =
-                        capture.records.keyGroupData(kg);
-                if (data != null) {
-                    batch.addEncoded(kg, data.getSharedBuffer(), 0, data.length());
-                }
-            }
-            batch.countRecords(capture.records.recordCount());
+            batch.appendAll(capture.records);
         }
         return batch;
     }
@@ -376,6 +371,52 @@ public final class AppendLogSnapshotStrategy<K> {
     //  checkpoint notifications
     // ------------------------------------------------------------------------
 
+    /** {@code batches} with the pending compaction applied, if it applies to them. */
+    private List<BatchLocation> withCompaction(List<BatchLocation> batches) {
+        List<BatchLocation> result = new ArrayList<>();
+        if (pendingCompaction == null
+                || !keys(batches).containsAll(pendingCompaction.replacedBatches())) {
+            result.addAll(batches);
+            return result;
+        }
+        if (pendingCompaction.run() != null) {
+            result.add(pendingCompaction.run());
+        }
+        for (BatchLocation batch : batches) {
+            if (!pendingCompaction.replacedBatches().contains(batch.key())) {
+                result.add(batch);
+            }
+        }
+        return result;
+    }
+
+    private static Set<String> keys(List<BatchLocation> batches) {
+        Set<String> keys = new HashSet<>();
+        batches.forEach(b -> keys.add(b.key()));
+        return keys;
+    }
+
+    /**
+     * Offers a finished compaction; the next checkpoints use it. Refused if the checkpoint the
+     * compactor read no longer underlies the log (a full checkpoint, a concurrent pass).
+     */
+    public boolean offerCompaction(CompactionResult result) {
+        synchronized (lock) {
+            if (pendingCompaction != null
+                    || !keys(base).containsAll(result.replacedBatches())) {
+                return false;
+            }
+            pendingCompaction = result;
+            return true;
+        }
+    }
+
+    public boolean hasPendingCompaction() {
+        synchronized (lock) {
+            return pendingCompaction != null;
+        }
+    }
+
     public void notifyCheckpointComplete(long checkpointId) {
         synchronized (lock) {
             List<BatchLocation> batches = written.get(checkpointId);
@@ -383,13 +424,46 @@ public final class AppendLogSnapshotStrategy<K> {
                 return;
             }
             base = batches;
+            settleCompaction();
             pending.removeIf(c -> c.checkpointId <= checkpointId);
             written.headMap(checkpointId, true).clear();
             if (fullCheckpoints.contains(checkpointId)) {
                 needsFull = false;
             }
             fullCheckpoints.removeIf(id -> id <= checkpointId);
+            pruneIndex();
         }
+    }
+
+    /** Clears the pending compaction once a completed checkpoint took it up or made it moot. */
+    private void settleCompaction() {
+        if (pendingCompaction == null) {
+            return;
+        }
+        Set<String> current = keys(base);
+        if (current.containsAll(pendingCompaction.replacedBatches())) {
+            return;
+        }
+        BatchLocation run = pendingCompaction.run();
+        if (run != null && !current.contains(run.key())) {
+            log.discardRun(run.segment());
+        }
+        pendingCompaction = null;
+    }
+
+    /** The index stops counting segments that no checkpoint of this backend can refer to. */
+    private void pruneIndex() {
+        Set<String> referenced = new HashSet<>();
+        base.forEach(b -> referenced.add(b.segment()));
+        written.values().forEach(list -> list.forEach(b -> referenced.add(b.segment())));
+        if (pendingCompaction != null && pendingCompaction.run() != null) {
+            referenced.add(pendingCompaction.run().segment());
+        }
+        String active = log.activeSegment();
+        if (active != null) {
+            referenced.add(active);
+        }
+        index.retain(referenced);
     }
 
     public void notifyCheckpointAborted(long checkpointId) {

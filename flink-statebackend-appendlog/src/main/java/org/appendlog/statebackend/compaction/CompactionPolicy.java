@@ -1,0 +1,62 @@
+package org.appendlog.statebackend.compaction;
+
+import org.appendlog.statebackend.index.SegmentStats;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Which segments to compact. The trigger is Kafka's: the closed segments' dirty ratio (dead bytes
+ * / total bytes) must reach {@code min-dirty-ratio}, and a segment must not have been written for
+ * {@code min-lag}. The choice is the log-structured file system cleaner's cost-benefit rule:
+ * segments with the highest {@code (1 - u) * age / (1 + u)} first, where {@code u} is the live
+ * fraction; old, mostly dead segments give the most space for the least copying.
+ */
+final class CompactionPolicy {
+
+    private final double minDirtyRatio;
+    private final Duration minLag;
+    private final long maxInputBytes;
+
+    CompactionPolicy(double minDirtyRatio, Duration minLag, long maxInputBytes) {
+        this.minDirtyRatio = minDirtyRatio;
+        this.minLag = minLag;
+        this.maxInputBytes = maxInputBytes;
+    }
+
+    /**
+     * Selects from {@code closed} (the segments the current checkpoint refers to, but the one
+     * being appended to) the segments to compact now, best first; empty if none should be.
+     */
+    List<SegmentStats> select(Collection<SegmentStats> closed, long nowMillis) {
+        if (closed.isEmpty() || SegmentStats.dirtyRatio(closed) < minDirtyRatio) {
+            return List.of();
+        }
+        List<SegmentStats> candidates = new ArrayList<>();
+        for (SegmentStats s : closed) {
+            if (nowMillis - s.lastWriteMillis() >= minLag.toMillis() && s.utilization() < 1.0) {
+                candidates.add(s);
+            }
+        }
+        candidates.sort(Comparator.comparingDouble((SegmentStats s) -> -score(s, nowMillis)));
+        List<SegmentStats> chosen = new ArrayList<>();
+        long input = 0;
+        for (SegmentStats s : candidates) {
+            if (!chosen.isEmpty() && input + s.totalBytes() > maxInputBytes) {
+                break;
+            }
+            chosen.add(s);
+            input += s.totalBytes();
+        }
+        return chosen;
+    }
+
+    private static double score(SegmentStats s, long nowMillis) {
+        double u = s.utilization();
+        double age = Math.max(1, nowMillis - s.lastWriteMillis());
+        return (1 - u) * age / (1 + u);
+    }
+}

@@ -1,0 +1,33 @@
+package org.appendlog.statebackend.compaction;
+
+import org.appendlog.statebackend.log.BatchLocation;
+
+import javax.annotation.Nullable;
+
+import java.util.Set;
+
+/**
+ * A finished compaction pass: the batches it replaces and the run that holds their live records
+ * (null when nothing in them was live). Checkpoints take it up once every replaced batch is still
+ * part of the checkpoint they build on.
+ */
+public final class CompactionResult {
+
+    private final Set<String> replacedBatches;
+    @Nullable private final BatchLocation run;
+
+    CompactionResult(Set<String> replacedBatches, @Nullable BatchLocation run) {
+        this.replacedBatches = replacedBatches;
+        this.run = run;
+    }
+
+    /** Keys ({@link BatchLocation#key()}) of the batches that the run replaces. */
+    public Set<String> replacedBatches() {
+        return replacedBatches;
+    }
+
+    @Nullable
+    public BatchLocation run() {
+        return run;
+    }
+}

@@ -1,0 +1,235 @@
+package org.appendlog.statebackend.log;
+
+import org.appendlog.statebackend.log.BatchFormat.BatchIndex;
+
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.util.IOUtils;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+
+/**
+ * Reads batches key group by key group, for restore and for compaction: verifies each batch's
+ * header and footer, then reads a contiguous slice of key groups from every batch in one
+ * sequential read per batch, checking each key group's CRC. Slices can be scanned in parallel.
+ */
+public final class LogScanner {
+
+    private LogScanner() {}
+
+    /** A batch to read: its segment's handle and its verified header and footer. */
+    public static final class Batch {
+        public final StreamStateHandle segment;
+        public final BatchIndex index;
+
+        Batch(StreamStateHandle segment, BatchIndex index) {
+            this.segment = segment;
+            this.index = index;
+        }
+
+        public BatchLocation location() {
+            return index.location;
+        }
+
+        public String file() {
+            return describe(segment);
+        }
+    }
+
+    /** A record as read, with the batch it came from and its offset in the segment file. */
+    public static final class ScannedRecord {
+        public final LogRecord record;
+        public final Batch batch;
+        public final long fileOffset;
+
+        ScannedRecord(LogRecord record, Batch batch, long fileOffset) {
+            this.record = record;
+            this.batch = batch;
+            this.fileOffset = fileOffset;
+        }
+
+        public String stateName() throws CorruptLogException {
+            List<String> names = batch.index.stateNames;
+            if (record.stateId >= names.size()) {
+                throw new CorruptLogException(
+                        batch.file(), fileOffset, "record refers to unknown state id " + record.stateId);
+            }
+            return names.get(record.stateId);
+        }
+    }
+
+    /** Called before each read with its size; may wait (compaction's rate limit). */
+    @FunctionalInterface
+    public interface ReadGate {
+        ReadGate NONE = bytes -> {};
+
+        void beforeRead(long bytes) throws InterruptedException;
+    }
+
+    /** A name for a segment handle in error messages: its path where it has one. */
+    public static String describe(StreamStateHandle handle) {
+        return handle instanceof FileStateHandle
+                ? ((FileStateHandle) handle).getFilePath().toString()
+                : handle.toString();
+    }
+
+    /** Opens each batch's segment and verifies its header and footer. */
+    public static List<Batch> openBatches(
+            Collection<BatchLocation> locations, Function<String, StreamStateHandle> segments)
+            throws IOException {
+        List<Batch> batches = new ArrayList<>();
+        Map<String, FSDataInputStream> open = new HashMap<>();
+        try {
+            for (BatchLocation location : locations) {
+                StreamStateHandle handle = segments.apply(location.segment());
+                if (handle == null) {
+                    throw new IOException(
+                            "Checkpoint lists batch "
+                                    + location
+                                    + " but holds no handle for segment "
+                                    + location.segment());
+                }
+                FSDataInputStream in = open.get(location.segment());
+                if (in == null) {
+                    in = openSegment(handle);
+                    open.put(location.segment(), in);
+                }
+                batches.add(
+                        new Batch(handle, BatchFormat.readIndex(in, describe(handle), location)));
+            }
+        } finally {
+            open.values().forEach(IOUtils::closeQuietly);
+        }
+        return batches;
+    }
+
+    private static FSDataInputStream openSegment(StreamStateHandle handle) throws IOException {
+        try {
+            return handle.openInputStream();
+        } catch (FileNotFoundException e) {
+            throw new IOException(
+                    "State log segment " + describe(handle) + " of the checkpoint is missing", e);
+        }
+    }
+
+    /**
+     * Reads the key groups of {@code slice} from every batch, in the order of {@code batches},
+     * and returns each key group's records in that order. Adds the bytes read to {@code
+     * bytesRead[0]}.
+     */
+    public static Map<Integer, List<ScannedRecord>> scan(
+            List<Batch> batches, KeyGroupRange slice, ReadGate gate, long[] bytesRead)
+            throws IOException, InterruptedException {
+        Map<Integer, List<ScannedRecord>> perKeyGroup = new HashMap<>();
+        Map<StreamStateHandle, FSDataInputStream> open = new HashMap<>();
+        try {
+            for (Batch batch : batches) {
+                KeyGroupRange part = batch.location().keyGroups().getIntersection(slice);
+                if (part.getNumberOfKeyGroups() == 0) {
+                    continue;
+                }
+                long size = 0;
+                for (int kg = part.getStartKeyGroup(); kg <= part.getEndKeyGroup(); kg++) {
+                    size += batch.index.keyGroupLength(kg);
+                }
+                gate.beforeRead(size);
+                FSDataInputStream in = open.get(batch.segment);
+                if (in == null) {
+                    in = openSegment(batch.segment);
+                    open.put(batch.segment, in);
+                }
+                BatchFormat.readKeyGroups(
+                        in,
+                        batch.file(),
+                        batch.index,
+                        part.getStartKeyGroup(),
+                        part.getEndKeyGroup(),
+                        (kg, data, offset, length, fileOffset) ->
+                                decode(data, offset, length, fileOffset, batch,
+                                        perKeyGroup.computeIfAbsent(kg, k -> new ArrayList<>())));
+                bytesRead[0] += size;
+            }
+        } finally {
+            open.values().forEach(IOUtils::closeQuietly);
+        }
+        return perKeyGroup;
+    }
+
+    private static void decode(
+            byte[] data,
+            int offset,
+            int length,
+            long fileOffset,
+            Batch batch,
+            List<ScannedRecord> records)
+            throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(data, offset, length);
+        while (in.available() > 0) {
+            long at = fileOffset + (in.getPosition() - offset);
+            try {
+                records.add(new ScannedRecord(LogRecord.read(in), batch, at));
+            } catch (IOException e) {
+                throw new CorruptLogException(batch.file(), at, "unreadable record: " + e);
+            }
+        }
+    }
+
+    /** Splits {@code range} into at most {@code n} contiguous, non-empty slices. */
+    public static List<KeyGroupRange> slices(KeyGroupRange range, int n) {
+        int groups = range.getNumberOfKeyGroups();
+        int count = Math.max(1, Math.min(n, groups));
+        List<KeyGroupRange> slices = new ArrayList<>(count);
+        int start = range.getStartKeyGroup();
+        for (int i = 0; i < count; i++) {
+            int size = groups / count + (i < groups % count ? 1 : 0);
+            slices.add(KeyGroupRange.of(start, start + size - 1));
+            start += size;
+        }
+        return slices;
+    }
+
+    /** Work on one slice of key groups. */
+    @FunctionalInterface
+    public interface SliceTask<T> {
+        T run(KeyGroupRange slice) throws Exception;
+    }
+
+    /** Runs {@code task} on each slice of {@code range}, {@code threads} at a time, in order. */
+    public static <T> List<T> forEachSlice(KeyGroupRange range, int threads, SliceTask<T> task)
+            throws Exception {
+        List<KeyGroupRange> slices = slices(range, threads);
+        ExecutorService pool = Executors.newFixedThreadPool(slices.size());
+        try {
+            List<Future<T>> futures = new ArrayList<>();
+            for (KeyGroupRange slice : slices) {
+                futures.add(pool.submit(() -> task.run(slice)));
+            }
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                try {
+                    results.add(future.get());
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    throw cause instanceof Exception ? (Exception) cause : e;
+                }
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Background compaction: bounded restores, crash safety, no orphan segments. */
+class CompactionTest {
+
+    private static final int KEYS = 10_000;
+
+    @TempDir Path logDir;
+
+    private AppendLogStateBackend backend(boolean compaction) {
+        Configuration config = new Configuration();
+        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
+        config.setString(AppendLogOptions.SEGMENT_SIZE.key(), "64kb");
+        config.set(AppendLogOptions.COMPACTION_ENABLED, compaction);
+        return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+    }
+
+    /** Rewrites every key once per checkpoint; returns the last checkpoint. */
+    private IncrementalRemoteKeyedStateHandle rewriteEveryKey(
+            BackendHarness harness, int fromCheckpoint, int checkpoints) throws Exception {
+        IncrementalRemoteKeyedStateHandle last = null;
+        for (int c = fromCheckpoint; c < fromCheckpoint + checkpoints; c++) {
+            for (int key = 0; key < KEYS; key++) {
+                harness.put(key, (long) key * 1000 + c);
+            }
+            last = harness.checkpoint(c);
+            harness.awaitCompaction();
+        }
+        return last;
+    }
+
+    private long restoreAndCheck(
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            IncrementalRemoteKeyedStateHandle handle,
+            int checkpoint)
+            throws Exception {
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+            for (int key = 0; key < KEYS; key++) {
+                assertThat(restored.get(key)).as("key %d", key).isEqualTo((long) key * 1000 + checkpoint);
+            }
+            long live = restored.backend.index().liveBytes();
+            long read = restored.backend.restoredBytes();
+            System.out.printf(
+                    "restore of checkpoint %d read %d record bytes for %d live bytes (%.2fx), %d batches%n",
+                    checkpoint, read, live, (double) read / live, handleBatches(handle));
+            return read / live;
+        }
+    }
+
+    private static int handleBatches(IncrementalRemoteKeyedStateHandle handle) {
+        return handle.getSharedState().size();
+    }
+
+    @Test
+    void compactionBoundsWhatARestoreReads() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        long compactions;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            last = rewriteEveryKey(harness, 1, 200);
+            compactions = harness.backend.compactor() == null ? 0 : passes(harness);
+        }
+        assertThat(compactions).isPositive();
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(last))) {
+            double ratio =
+                    (double) restored.backend.restoredBytes() / restored.backend.index().liveBytes();
+            System.out.printf("compaction on: restore read %.2fx the live bytes%n", ratio);
+            assertThat(ratio).isLessThanOrEqualTo(2.5);
+            for (int key = 0; key < KEYS; key++) {
+                assertThat(restored.get(key)).isEqualTo((long) key * 1000 + 200);
+            }
+        }
+    }
+
+    @Test
+    void withoutCompactionRestoresGrowWithEveryCheckpoint() throws Exception {
+        AppendLogStateBackend stateBackend = backend(false);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle after50;
+        IncrementalRemoteKeyedStateHandle after200;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            after50 = rewriteEveryKey(harness, 1, 50);
+            after200 = rewriteEveryKey(harness, 51, 150);
+        }
+        long ratio50 = restoreAndCheck(stateBackend, registry, after50, 50);
+        long ratio200 = restoreAndCheck(stateBackend, registry, after200, 200);
+        assertThat(ratio50).isGreaterThanOrEqualTo(45);
+        assertThat(ratio200).isGreaterThanOrEqualTo(190);
+    }
+
+    @Test
+    void aFailureWhileWritingTheRunLeavesTheLogAsItWas() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            rewriteEveryKey(harness, 1, 1);
+            // Occupy the path of every run this backend could write: creating it fails.
+            String prefix = segmentFiles().get(0).getFileName().toString().replaceAll("-\\d{6}\\.seg$", "");
+            Path dir = segmentFiles().get(0).getParent();
+            for (int run = 0; run < 50; run++) {
+                Files.createDirectory(dir.resolve(String.format("%s-run-%06d.seg", prefix, run)));
+            }
+            last = rewriteEveryKey(harness, 2, 20);
+            assertThat(passes(harness)).isZero();
+        }
+        restoreAndCheck(stateBackend, registry, last, 21);
+    }
+
+    @Test
+    void aCrashBetweenRunAndCompletedCheckpointLosesNothing() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle completed;
+        IncrementalRemoteKeyedStateHandle usingRun;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            completed = rewriteEveryKey(harness, 1, 10);
+            assertThat(passes(harness)).isPositive();
+            for (int key = 0; key < KEYS; key++) {
+                harness.put(key, (long) key * 1000 + 11);
+            }
+            // This checkpoint refers to the latest run, but the job dies before it completes.
+            usingRun = harness.checkpointThatNeverCompletes(11);
+            assertThat(segmentNames(usingRun)).anyMatch(name -> name.contains("-run-"));
+        }
+        restoreAndCheck(stateBackend, registry, completed, 10);
+        restoreAndCheck(stateBackend, registry, usingRun, 11);
+    }
+
+    @Test
+    void noSegmentOutlivesTheCheckpointsThatReferToIt() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            last = rewriteEveryKey(harness, 1, 60);
+        }
+        // While the last checkpoint is retained, exactly its segments are on disk.
+        Set<String> referenced = segmentPaths(last);
+        Set<String> onDisk =
+                segmentFiles().stream().map(p -> p.toUri().getPath()).collect(Collectors.toSet());
+        assertThat(onDisk).isEqualTo(referenced);
+
+        // The job finishes: its checkpoints are discarded, and with them every segment.
+        registry.unregisterUnusedState(Long.MAX_VALUE);
+        assertThat(segmentFiles()).isEmpty();
+    }
+
+    private static long passes(BackendHarness harness) {
+        return harness.backend.compactor().passes();
+    }
+
+    private List<Path> segmentFiles() throws IOException {
+        try (Stream<Path> files = Files.walk(logDir)) {
+            return files.filter(p -> p.toString().endsWith(".seg") && Files.isRegularFile(p))
+                    .sorted()
+                    .collect(Collectors.toList());
+        }
+    }
+
+    private static List<String> segmentNames(IncrementalRemoteKeyedStateHandle handle) {
+        return handle.getSharedState().stream()
+                .map(HandleAndLocalPath::getLocalPath)
+                .collect(Collectors.toList());
+    }
+
+    private static Set<String> segmentPaths(IncrementalRemoteKeyedStateHandle handle) {
+        return handle.getSharedState().stream()
+                .map(h -> ((FileStateHandle) h.getHandle()).getFilePath().toUri().getPath())
+                .collect(Collectors.toSet());
+    }
+}
