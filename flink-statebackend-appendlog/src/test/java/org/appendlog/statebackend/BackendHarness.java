@@ -68,6 +68,15 @@ final class BackendHarness implements AutoCloseable {
     static AppendLogKeyedStateBackend<Integer> build(
             AppendLogStateBackend stateBackend, Collection<KeyedStateHandle> handles)
             throws IOException {
+        return build(stateBackend, handles, KeyGroupRange.of(0, MAX_PARALLELISM - 1));
+    }
+
+    /** A backend owning only {@code keyGroups}, as after rescaling. */
+    static AppendLogKeyedStateBackend<Integer> build(
+            AppendLogStateBackend stateBackend,
+            Collection<KeyedStateHandle> handles,
+            KeyGroupRange keyGroups)
+            throws IOException {
         Environment env = new MockEnvironmentBuilder().setJobID(JOB).build();
         return (AppendLogKeyedStateBackend<Integer>)
                 stateBackend.createKeyedStateBackend(
@@ -77,7 +86,7 @@ final class BackendHarness implements AutoCloseable {
                                 "counter",
                                 IntSerializer.INSTANCE,
                                 MAX_PARALLELISM,
-                                KeyGroupRange.of(0, MAX_PARALLELISM - 1),
+                                keyGroups,
                                 env.getTaskKvStateRegistry(),
                                 TtlTimeProvider.DEFAULT,
                                 new UnregisteredMetricsGroup(),

@@ -95,6 +95,35 @@ class IncrementalCheckpointTest {
         }
     }
 
+    @Test
+    void aRestoreReadsOnlyTheKeyGroupsItOwns() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle handle;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 20_000; key++) {
+                harness.put(key, key);
+            }
+            handle = harness.checkpoint(1);
+        }
+        AppendLogKeyedStateBackend<Integer> all =
+                BackendHarness.build(stateBackend, Collections.singletonList(handle));
+        AppendLogKeyedStateBackend<Integer> quarter =
+                BackendHarness.build(
+                        stateBackend,
+                        Collections.singletonList(handle),
+                        org.apache.flink.runtime.state.KeyGroupRange.of(32, 63));
+        try {
+            long share = quarter.numKeyValueStateEntries();
+            assertThat(all.numKeyValueStateEntries()).isEqualTo(20_000);
+            assertThat(quarter.restoredBytes())
+                    .isEqualTo(all.restoredBytes() * share / 20_000);
+        } finally {
+            all.dispose();
+            quarter.dispose();
+        }
+    }
+
     private long segmentBytes() throws IOException {
         try (Stream<Path> files = Files.walk(logDir)) {
             return files.filter(p -> p.toString().endsWith(".seg"))
