@@ -31,7 +31,7 @@ import java.util.concurrent.RunnableFuture;
  * Drives one keyed backend outside a job, the way a task does: set a key, write, checkpoint,
  * register the checkpoint with a {@link SharedStateRegistry}, notify completion.
  */
-final class BackendHarness implements AutoCloseable {
+public final class BackendHarness implements AutoCloseable {
 
     static final ValueStateDescriptor<Long> COUNTS =
             new ValueStateDescriptor<>("counts", LongSerializer.INSTANCE);
@@ -52,12 +52,12 @@ final class BackendHarness implements AutoCloseable {
                         VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, COUNTS);
     }
 
-    static BackendHarness open(AppendLogStateBackend stateBackend, SharedStateRegistry registry)
+    public static BackendHarness open(AppendLogStateBackend stateBackend, SharedStateRegistry registry)
             throws Exception {
         return restore(stateBackend, registry, Collections.emptyList());
     }
 
-    static BackendHarness restore(
+    public static BackendHarness restore(
             AppendLogStateBackend stateBackend,
             SharedStateRegistry registry,
             Collection<KeyedStateHandle> handles)
@@ -94,22 +94,22 @@ final class BackendHarness implements AutoCloseable {
                                 new CloseableRegistry()));
     }
 
-    static SharedStateRegistry newRegistry() {
+    public static SharedStateRegistry newRegistry() {
         return new SharedStateRegistryImpl();
     }
 
-    void put(int key, long value) throws IOException {
+    public void put(int key, long value) throws IOException {
         backend.setCurrentKey(key);
         counts.update(value);
     }
 
-    Long get(int key) throws IOException {
+    public Long get(int key) throws IOException {
         backend.setCurrentKey(key);
         return counts.value();
     }
 
     /** Takes checkpoint {@code id}, registers it and confirms it, as the coordinator would. */
-    IncrementalRemoteKeyedStateHandle checkpoint(long id) throws Exception {
+    public IncrementalRemoteKeyedStateHandle checkpoint(long id) throws Exception {
         RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
                 backend.snapshot(
                         id,

@@ -131,6 +131,53 @@ public final class BatchFormat {
         }
     }
 
+    /**
+     * Finds the extent of the batch starting at {@code offset} without a manifest, by reading its
+     * header and stepping over its records (the header counts them, each is length-prefixed).
+     * The result is then checked with {@link #readIndex} and {@link #readKeyGroups}.
+     */
+    public static BatchLocation locate(FSDataInputStream in, String file, String segment, long offset)
+            throws IOException {
+        in.seek(offset);
+        java.io.DataInputStream data = new java.io.DataInputStream(in);
+        try {
+            if (data.readInt() != BATCH_MAGIC) {
+                throw new CorruptLogException(file, offset, "no batch header");
+            }
+            data.readByte();
+            long checkpointId = data.readLong();
+            long minCheckpointId = data.readLong();
+            KeyGroupRange range = KeyGroupRange.of(data.readInt(), data.readInt());
+            long records = data.readLong();
+            int states = data.readInt();
+            for (int i = 0; i < states; i++) {
+                data.readUTF();
+            }
+            for (long r = 0; r < records; r++) {
+                skip(data, 8 + 2);
+                boolean tombstone = LogRecord.isTombstoneKind(data.readByte());
+                skip(data, data.readInt());
+                if (!tombstone) {
+                    skip(data, data.readInt());
+                }
+            }
+            long length =
+                    in.getPos()
+                            - offset
+                            + range.getNumberOfKeyGroups() * FOOTER_ENTRY_BYTES
+                            + FOOTER_TAIL_BYTES;
+            return new BatchLocation(segment, offset, length, checkpointId, minCheckpointId, range);
+        } catch (java.io.EOFException e) {
+            throw new CorruptLogException(file, offset, "batch is cut off (torn or truncated)");
+        }
+    }
+
+    private static void skip(java.io.DataInputStream data, int n) throws IOException {
+        if (data.skipBytes(n) != n) {
+            throw new java.io.EOFException();
+        }
+    }
+
     /** Reads and checks a batch's header and footer. */
     public static BatchIndex readIndex(FSDataInputStream in, String file, BatchLocation loc)
             throws IOException {

@@ -28,6 +28,10 @@ public final class LogRecord {
         this.value = value;
     }
 
+    static boolean isTombstoneKind(byte kind) {
+        return kind == TOMBSTONE;
+    }
+
     public boolean isTombstone() {
         return value == null;
     }

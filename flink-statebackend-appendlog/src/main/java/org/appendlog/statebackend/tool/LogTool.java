@@ -1,0 +1,237 @@
+package org.appendlog.statebackend.tool;
+
+import org.appendlog.statebackend.log.BatchFormat;
+import org.appendlog.statebackend.log.BatchFormat.BatchIndex;
+import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.LogScanner;
+import org.appendlog.statebackend.log.LogScanner.Batch;
+import org.appendlog.statebackend.log.LogScanner.ScannedRecord;
+import org.appendlog.statebackend.restore.RestoredCheckpoint;
+
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The operator's tool for the state log, as Kafka has {@code kafka-dump-log} and RocksDB {@code
+ * sst_dump}.
+ *
+ * <pre>
+ * appendlog-log verify  PATH   checks every batch (CRCs, footer, key-group table); exit 1 on a problem
+ * appendlog-log inspect PATH   prints segments, batches, checkpoint ids, key groups, records, live ratio
+ * </pre>
+ *
+ * PATH is a segment file, a directory (every {@code .seg} below it) or a checkpoint's {@code
+ * _metadata} (the batches its append-log handles list), on any Flink file system.
+ */
+public final class LogTool {
+
+    private final PrintStream out;
+    private int problems;
+    private long totalBytes;
+    private long batches;
+    /** Per state and serialized key and namespace: checkpoint id and length of the latest record. */
+    private final Map<String, long[]> latest = new HashMap<>();
+
+    LogTool(PrintStream out) {
+        this.out = out;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 2 || !(args[0].equals("verify") || args[0].equals("inspect"))) {
+            System.err.println("usage: appendlog-log verify|inspect <segment | directory | _metadata>");
+            System.exit(2);
+        }
+        LogTool tool = new LogTool(System.out);
+        int problems = tool.run(args[0].equals("inspect"), new Path(args[1]));
+        System.exit(problems == 0 ? 0 : 1);
+    }
+
+    /** Checks (and with {@code inspect} describes) everything at {@code path}; returns the problems. */
+    int run(boolean inspect, Path path) throws Exception {
+        FileSystem fs = path.getFileSystem();
+        if (path.getName().equals("_metadata")) {
+            runOnCheckpoint(inspect, path, fs);
+        } else {
+            for (Path segment : segmentsUnder(fs, path)) {
+                runOnSegment(inspect, fs, segment);
+            }
+        }
+        long live = 0;
+        for (long[] record : latest.values()) {
+            live += record[1];
+        }
+        out.printf(
+                "%d batch(es), %d bytes, %d live entries, %d live record bytes (live ratio %.3f), %d problem(s)%n",
+                batches,
+                totalBytes,
+                latest.values().stream().filter(r -> r[1] > 0).count(),
+                live,
+                totalBytes == 0 ? 0 : (double) live / totalBytes,
+                problems);
+        return problems;
+    }
+
+    private static List<Path> segmentsUnder(FileSystem fs, Path path) throws IOException {
+        List<Path> segments = new ArrayList<>();
+        FileStatus status = fs.getFileStatus(path);
+        if (!status.isDir()) {
+            segments.add(path);
+            return segments;
+        }
+        for (FileStatus child : fs.listStatus(path)) {
+            if (child.isDir() || child.getPath().getName().endsWith(".seg")) {
+                segments.addAll(segmentsUnder(fs, child.getPath()));
+            }
+        }
+        segments.sort(java.util.Comparator.comparing(Path::toString));
+        return segments;
+    }
+
+    private void runOnSegment(boolean inspect, FileSystem fs, Path segment) throws IOException {
+        long length = fs.getFileStatus(segment).getLen();
+        String file = segment.toString();
+        if (inspect) {
+            out.printf("segment %s (%d bytes)%n", file, length);
+        }
+        List<BatchLocation> found = new ArrayList<>();
+        try (FSDataInputStream in = fs.open(segment)) {
+            DataInputStream header = new DataInputStream(in);
+            if (length < BatchFormat.SEGMENT_HEADER_BYTES
+                    || header.readInt() != BatchFormat.SEGMENT_MAGIC) {
+                problem(file, 0, "not a state log segment (no segment header)");
+                return;
+            }
+            long offset = BatchFormat.SEGMENT_HEADER_BYTES;
+            while (offset < length) {
+                try {
+                    BatchLocation location =
+                            BatchFormat.locate(in, file, segment.getName(), offset);
+                    if (offset + location.length() > length) {
+                        problem(file, offset, "batch is cut off (torn or truncated) at the end of the segment");
+                        break;
+                    }
+                    found.add(location);
+                    offset += location.length();
+                } catch (IOException e) {
+                    problem(file, offset, e.getMessage());
+                    break;
+                }
+            }
+        }
+        StreamStateHandle handle = new FileStateHandle(segment, length);
+        Map<String, StreamStateHandle> handles = new HashMap<>();
+        handles.put(segment.getName(), handle);
+        checkBatches(inspect, found, handles);
+    }
+
+    private void runOnCheckpoint(boolean inspect, Path metadata, FileSystem fs) throws Exception {
+        CheckpointMetadata checkpoint;
+        try (DataInputStream in = new DataInputStream(fs.open(metadata))) {
+            checkpoint =
+                    Checkpoints.loadCheckpointMetadata(
+                            in, LogTool.class.getClassLoader(), metadata.getParent().toString());
+        }
+        out.printf("checkpoint %d (%s)%n", checkpoint.getCheckpointId(), metadata);
+        for (OperatorState operator : checkpoint.getOperatorStates()) {
+            for (Map.Entry<Integer, OperatorSubtaskState> subtask : operator.getSubtaskStates().entrySet()) {
+                for (KeyedStateHandle keyed : subtask.getValue().getManagedKeyedState()) {
+                    if (!(keyed instanceof IncrementalRemoteKeyedStateHandle)
+                            || !RestoredCheckpoint.isAppendLog((IncrementalRemoteKeyedStateHandle) keyed)) {
+                        continue;
+                    }
+                    RestoredCheckpoint restored =
+                            RestoredCheckpoint.read(
+                                    (IncrementalRemoteKeyedStateHandle) keyed,
+                                    LogTool.class.getClassLoader());
+                    if (inspect) {
+                        out.printf(
+                                "operator %s subtask %d: key groups %s, %d batch(es) in %d segment(s)%n",
+                                operator.getOperatorID(),
+                                subtask.getKey(),
+                                keyed.getKeyGroupRange(),
+                                restored.manifest().batches().size(),
+                                restored.segments().size());
+                    }
+                    checkBatches(inspect, restored.manifest().batches(), restored.segments());
+                }
+            }
+        }
+    }
+
+    /** Verifies each batch in full (header, footer, every key group's CRC) and collects liveness. */
+    private void checkBatches(
+            boolean inspect, List<BatchLocation> locations, Map<String, StreamStateHandle> handles) {
+        for (BatchLocation location : locations) {
+            StreamStateHandle handle = handles.get(location.segment());
+            String file = handle == null ? location.segment() : LogScanner.describe(handle);
+            try {
+                List<Batch> opened = LogScanner.openBatches(List.of(location), handles::get);
+                Batch batch = opened.get(0);
+                BatchIndex index = batch.index;
+                Map<Integer, List<ScannedRecord>> records =
+                        LogScanner.scan(
+                                opened, location.keyGroups(), LogScanner.ReadGate.NONE, new long[1]);
+                long count = 0;
+                for (List<ScannedRecord> group : records.values()) {
+                    for (ScannedRecord r : group) {
+                        count++;
+                        track(r);
+                    }
+                }
+                if (count != index.recordCount) {
+                    problem(file, location.offset(), "header counts " + index.recordCount + " records, the batch holds " + count);
+                }
+                batches++;
+                totalBytes += location.length();
+                if (inspect) {
+                    out.printf(
+                            "  batch at offset %d: %d bytes, checkpoint %d (records from %d), key groups %d-%d, %d records, states %s%n",
+                            location.offset(),
+                            location.length(),
+                            index.location.checkpointId(),
+                            index.location.minCheckpointId(),
+                            location.keyGroups().getStartKeyGroup(),
+                            location.keyGroups().getEndKeyGroup(),
+                            count,
+                            index.stateNames);
+                }
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                problem(file, location.offset(), e.getMessage());
+            }
+        }
+    }
+
+    private void track(ScannedRecord r) throws IOException {
+        String key =
+                r.stateName() + "/" + java.util.Base64.getEncoder().encodeToString(r.record.keyAndNamespace);
+        long[] previous = latest.get(key);
+        if (previous == null || previous[0] <= r.record.checkpointId) {
+            latest.put(key, new long[] {r.record.checkpointId, r.record.isTombstone() ? 0 : r.record.encodedLength()});
+        }
+    }
+
+    private void problem(String file, long offset, String what) {
+        problems++;
+        String message = what != null && what.startsWith("Corrupt state log") ? what : "Problem in " + file + " at offset " + offset + ": " + what;
+        out.println("PROBLEM " + message);
+    }
+}
