@@ -1,6 +1,5 @@
 package org.appendlog.statebackend;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -18,8 +17,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
-import java.util.Map;
-import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,70 +50,30 @@ class RescaleSavepointTest {
                 CountingJob.withAppendLog(
                         CountingJob.jobConfig(tmp.resolve("checkpoints").toUri().toString()),
                         tmp.resolve("log").toUri().toString());
-        EmittedCounts.take();
-        PerKeyCounter.reset();
-
-        JobID first =
-                MiniClusterJobs.submit(
-                        client, JOB.jobGraph(config, 2, SavepointRestoreSettings.none()));
-        // Stop once incremental checkpoints exist and about a third of the input is counted.
-        MiniClusterJobs.awaitWhileRunning(
-                client,
-                first,
-                "two checkpoints and a third of the records",
-                () ->
-                        PerKeyCounter.completedCheckpoints().size() >= 2
-                                && EmittedCounts.received() >= JOB.records() / 3);
-        String savepoint =
-                MiniClusterJobs.stopWithSavepoint(
-                        client, first, tmp.resolve("savepoints").toUri().toString(), format);
-        EmittedCounts beforeStop = EmittedCounts.take();
-        assertThat(beforeStop.startsPerKey().values()).containsOnly(0L);
-        Map<Integer, Long> inSavepoint = allKeys(beforeStop.maxPerKey());
-        assertThat(sum(inSavepoint))
-                .as("records counted before the savepoint (it must be taken mid-stream)")
-                .isBetween(JOB.records() / 3, JOB.records() - 2L * CountingJob.KEYS);
+        CountingJobRuns.Stopped stopped =
+                CountingJobRuns.stopMidStream(
+                        client, JOB, config, 2, tmp.resolve("savepoints").toUri().toString(), format);
 
         Class<? extends KeyedStateHandle> expectedHandle =
                 format == SavepointFormatType.CANONICAL
                         ? KeyGroupsSavepointStateHandle.class
                         : IncrementalRemoteKeyedStateHandle.class;
-        assertThat(SnapshotMetadata.load(savepoint).keyedStateHandles())
-                .as("keyed state handles of the %s savepoint %s", format, savepoint)
+        assertThat(SnapshotMetadata.load(stopped.savepoint).keyedStateHandles())
+                .as("keyed state handles of the %s savepoint %s", format, stopped.savepoint)
                 .isNotEmpty()
                 .allMatch(expectedHandle::isInstance);
 
         for (int parallelism : new int[] {3, 1}) {
-            JobID restored =
-                    MiniClusterJobs.submit(
+            CountingJobRuns.Resumed resumed =
+                    CountingJobRuns.resumeToEnd(
                             client,
-                            JOB.jobGraph(
-                                    config,
-                                    parallelism,
-                                    SavepointRestoreSettings.forPath(savepoint)));
-            MiniClusterJobs.awaitSuccess(client, restored);
-            EmittedCounts afterRestore = EmittedCounts.take();
-
-            assertThat(afterRestore.attempts()).containsExactly(0);
-            assertThat(afterRestore.startsPerKey())
+                            JOB,
+                            config,
+                            parallelism,
+                            SavepointRestoreSettings.forPath(stopped.savepoint));
+            assertThat(resumed.restored)
                     .as("per key, the count restored at parallelism %d", parallelism)
-                    .isEqualTo(inSavepoint);
-            assertThat(afterRestore.maxPerKey())
-                    .as("final count per key at parallelism %d", parallelism)
-                    .isEqualTo(JOB.expectedCounts());
+                    .isEqualTo(stopped.counts);
         }
-    }
-
-    /** The counts with 0 for keys that have none yet. */
-    private static Map<Integer, Long> allKeys(Map<Integer, Long> counts) {
-        Map<Integer, Long> all = new TreeMap<>();
-        for (int key = 0; key < CountingJob.KEYS; key++) {
-            all.put(key, counts.getOrDefault(key, 0L));
-        }
-        return all;
-    }
-
-    private static long sum(Map<Integer, Long> counts) {
-        return counts.values().stream().mapToLong(Long::longValue).sum();
     }
 }
