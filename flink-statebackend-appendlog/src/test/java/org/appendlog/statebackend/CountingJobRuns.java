@@ -103,9 +103,29 @@ final class CountingJobRuns {
             int parallelism,
             SavepointRestoreSettings restore)
             throws Exception {
+        JobID jobId = submitRestored(client, job, config, parallelism, restore);
+        return awaitExactEnd(client, job, jobId);
+    }
+
+    /** Submits the job restoring as {@code restore} says; {@link #awaitExactEnd} checks it. */
+    static JobID submitRestored(
+            ClusterClient<?> client,
+            CountingJob job,
+            Configuration config,
+            int parallelism,
+            SavepointRestoreSettings restore)
+            throws Exception {
         EmittedCounts.take();
         PerKeyCounter.reset();
-        JobID jobId = MiniClusterJobs.submit(client, job.jobGraph(config, parallelism, restore));
+        return MiniClusterJobs.submit(client, job.jobGraph(config, parallelism, restore));
+    }
+
+    /**
+     * Waits for a restored job to finish and checks that it ran without failures and every key
+     * ends at its exact count.
+     */
+    static Resumed awaitExactEnd(ClusterClient<?> client, CountingJob job, JobID jobId)
+            throws Exception {
         MiniClusterJobs.awaitSuccess(client, jobId);
         EmittedCounts resumed = EmittedCounts.take();
 
@@ -115,7 +135,7 @@ final class CountingJobRuns {
                 .as("keys counted after the restore (all have records left)")
                 .hasSize(CountingJob.KEYS);
         assertThat(resumed.maxPerKey())
-                .as("final count per key after restoring at parallelism %d", parallelism)
+                .as("final count per key of the resumed job")
                 .isEqualTo(job.expectedCounts());
         return new Resumed(jobId, restored);
     }

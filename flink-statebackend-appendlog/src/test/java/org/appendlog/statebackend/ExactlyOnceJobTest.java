@@ -42,12 +42,15 @@ class ExactlyOnceJobTest {
             new MiniClusterExtension(
                     () ->
                             new MiniClusterResourceConfiguration.Builder()
-                                    .setConfiguration(
-                                            CountingJob.withAppendLog(
-                                                    new Configuration(), logDir().toUri().toString()))
+                                    .setConfiguration(clusterConfig())
                                     .setNumberTaskManagers(1)
                                     .setNumberSlotsPerTaskManager(4)
                                     .build());
+
+    /** The cluster's configuration selects the backend, as flink-conf.yaml would. */
+    private static Configuration clusterConfig() {
+        return CountingJob.withAppendLog(new Configuration(), logDir().toUri().toString());
+    }
 
     private static Path logDir() {
         return tmp.resolve("log");

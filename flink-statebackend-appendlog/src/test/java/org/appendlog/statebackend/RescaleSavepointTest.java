@@ -52,7 +52,12 @@ class RescaleSavepointTest {
                         tmp.resolve("log").toUri().toString());
         CountingJobRuns.Stopped stopped =
                 CountingJobRuns.stopMidStream(
-                        client, JOB, config, 2, tmp.resolve("savepoints").toUri().toString(), format);
+                        client,
+                        JOB,
+                        config,
+                        2,
+                        tmp.resolve("savepoints").toUri().toString(),
+                        format);
 
         Class<? extends KeyedStateHandle> expectedHandle =
                 format == SavepointFormatType.CANONICAL
