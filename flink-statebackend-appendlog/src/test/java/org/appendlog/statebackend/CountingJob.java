@@ -1,0 +1,116 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import javax.annotation.Nullable;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The workload of the job-level tests: the numbers 0 .. records-1 from a rate-limited,
+ * checkpointed source (so a restore replays exactly what the checkpoint had not yet covered), keyed
+ * by {@code n % KEYS}, counted per key in keyed {@code ValueState<Long>} ({@link PerKeyCounter}),
+ * every new count sent to {@link CollectingSink}. Operators carry uids, so savepoints and
+ * checkpoints restore into the job at any parallelism.
+ */
+final class CountingJob {
+
+    static final int KEYS = 200;
+    static final int MAX_PARALLELISM = 128;
+    static final Duration CHECKPOINT_INTERVAL = Duration.ofMillis(200);
+
+    private final long records;
+    private final double recordsPerSecond;
+    @Nullable private final FailOnce failure;
+
+    CountingJob(long records, double recordsPerSecond) {
+        this(records, recordsPerSecond, null);
+    }
+
+    private CountingJob(long records, double recordsPerSecond, @Nullable FailOnce failure) {
+        this.records = records;
+        this.recordsPerSecond = recordsPerSecond;
+        this.failure = failure;
+    }
+
+    /** The same job with {@code failure} right after the source. */
+    CountingJob failingWith(FailOnce failure) {
+        return new CountingJob(records, recordsPerSecond, failure);
+    }
+
+    long records() {
+        return records;
+    }
+
+    /**
+     * Job options shared by all runs: checkpoints every 200 ms into {@code checkpointDir} and no
+     * restarts (a test that wants restarts sets them).
+     */
+    static Configuration jobConfig(String checkpointDir) {
+        Configuration config = new Configuration();
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, CHECKPOINT_INTERVAL);
+        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        return config;
+    }
+
+    /** Selects the append-log backend by configuration, as flink-conf.yaml would. */
+    static Configuration withAppendLog(Configuration config, String logDir) {
+        config.set(StateBackendOptions.STATE_BACKEND, AppendLogStateBackendFactory.class.getName());
+        config.set(AppendLogOptions.LOG_DIR, logDir);
+        return config;
+    }
+
+    JobGraph jobGraph(Configuration jobConfig, int parallelism, SavepointRestoreSettings restore) {
+        StreamExecutionEnvironment env = new StreamExecutionEnvironment(jobConfig);
+        env.setParallelism(parallelism);
+        env.setMaxParallelism(MAX_PARALLELISM);
+
+        DataStream<Long> numbers =
+                env.fromSource(
+                                new DataGeneratorSource<>(
+                                        n -> n,
+                                        records,
+                                        RateLimiterStrategy.perSecond(recordsPerSecond),
+                                        Types.LONG),
+                                WatermarkStrategy.noWatermarks(),
+                                "numbers")
+                        .uid("numbers");
+        if (failure != null) {
+            numbers = numbers.map(failure).uid("fail-once").name("fail-once");
+        }
+        numbers.keyBy(n -> (int) (n % KEYS), Types.INT)
+                .process(new PerKeyCounter())
+                .uid("count-per-key")
+                .name("count-per-key")
+                .addSink(new CollectingSink())
+                .uid("collect")
+                .name("collect");
+
+        JobGraph jobGraph = env.getStreamGraph().getJobGraph();
+        jobGraph.setSavepointRestoreSettings(restore);
+        return jobGraph;
+    }
+
+    /** Per key, the count once every record has been counted exactly once. */
+    Map<Integer, Long> expectedCounts() {
+        Map<Integer, Long> expected = new TreeMap<>();
+        for (int key = 0; key < KEYS; key++) {
+            expected.put(key, records / KEYS + (key < records % KEYS ? 1 : 0));
+        }
+        return expected;
+    }
+}

@@ -1,0 +1,127 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A job counting per key on the append-log backend, selected through the cluster configuration
+ * as flink-conf.yaml would, fails once mid-stream and still ends with exact counts.
+ */
+class ExactlyOnceJobTest {
+
+    private static final int PARALLELISM = 2;
+    private static final CountingJob JOB = new CountingJob(50_000, 10_000);
+
+    @TempDir static Path tmp;
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    () ->
+                            new MiniClusterResourceConfiguration.Builder()
+                                    .setConfiguration(clusterConfig())
+                                    .setNumberTaskManagers(1)
+                                    .setNumberSlotsPerTaskManager(4)
+                                    .build());
+
+    /** The cluster's configuration selects the backend, as flink-conf.yaml would. */
+    private static Configuration clusterConfig() {
+        return CountingJob.withAppendLog(new Configuration(), logDir().toUri().toString());
+    }
+
+    private static Path logDir() {
+        return tmp.resolve("log");
+    }
+
+    @Test
+    void countsAreExactAfterAFailureMidStream(@InjectClusterClient ClusterClient<?> client)
+            throws Exception {
+        FailOnce.reset();
+        EmittedCounts.take();
+        long perSubtask = JOB.records() / PARALLELISM;
+        Configuration jobConfig =
+                CountingJob.jobConfig(tmp.resolve("checkpoints").toUri().toString());
+        jobConfig.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        jobConfig.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        jobConfig.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+
+        JobID jobId =
+                MiniClusterJobs.submit(
+                        client,
+                        JOB.failingWith(new FailOnce(perSubtask / 4, perSubtask / 10))
+                                .jobGraph(jobConfig, PARALLELISM, SavepointRestoreSettings.none()));
+        Set<String> segmentsSeen = new TreeSet<>();
+        while (!client.getJobStatus(jobId).get().isGloballyTerminalState()) {
+            segmentsSeen.addAll(segmentFiles());
+            Thread.sleep(50);
+        }
+        MiniClusterJobs.awaitSuccess(client, jobId);
+        EmittedCounts emitted = EmittedCounts.take();
+
+        assertThat(segmentsSeen)
+                .as("the append-log backend selected by configuration wrote log segments")
+                .isNotEmpty();
+        assertThat(FailOnce.hasFailed()).as("the injected failure happened").isTrue();
+        assertThat(emitted.attempts())
+                .as("one failure, one restart, and the restore itself did not fail")
+                .containsExactly(0, 1);
+
+        Map<Integer, Long> fromScratch = emitted.ofAttempt(0).startsPerKey();
+        assertThat(fromScratch.values()).as("the first attempt started empty").containsOnly(0L);
+
+        Map<Integer, Long> restored = emitted.ofAttempt(1).startsPerKey();
+        Map<Integer, Long> beforeFailure = emitted.ofAttempt(0).maxPerKey();
+        restored.forEach(
+                (key, count) ->
+                        assertThat(count)
+                                .as("restored count of key %d", key)
+                                .isLessThanOrEqualTo(beforeFailure.get(key)));
+        assertThat(restored.values().stream().mapToLong(Long::longValue).sum())
+                .as("records covered by the restored checkpoint (at least the failing subtask's"
+                        + " %d before the checkpoint the failure waited for)", perSubtask / 4)
+                .isGreaterThanOrEqualTo(perSubtask / 4);
+
+        assertThat(emitted.maxPerKey())
+                .as("final count of every key")
+                .isEqualTo(JOB.expectedCounts());
+    }
+
+    /** The segment files in the log directory now; the backend may delete some meanwhile. */
+    private static Set<String> segmentFiles() throws IOException {
+        Set<String> names = new TreeSet<>();
+        if (Files.isDirectory(logDir())) {
+            try (Stream<Path> files = Files.walk(logDir())) {
+                files.map(f -> f.getFileName().toString())
+                        .filter(n -> n.endsWith(".seg"))
+                        .forEach(names::add);
+            } catch (NoSuchFileException | UncheckedIOException deletedWhileListing) {
+                // seen again at the next poll
+            }
+        }
+        return names;
+    }
+}

@@ -1,0 +1,84 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Stop-with-savepoint of a per-key counting job on appendlog at parallelism 2, in both savepoint
+ * formats, then restore at parallelism 3 and at 1: every key resumes from exactly the count it had
+ * in the savepoint and ends at its exact count.
+ */
+class RescaleSavepointTest {
+
+    private static final CountingJob JOB = new CountingJob(20_000, 4_000);
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(4)
+                            .build());
+
+    @TempDir Path tmp;
+
+    @ParameterizedTest(name = "{0} savepoint")
+    @EnumSource(
+            value = SavepointFormatType.class,
+            names = {"CANONICAL", "NATIVE"})
+    void restoresAtHigherAndLowerParallelismWithExactCounts(
+            SavepointFormatType format, @InjectClusterClient ClusterClient<?> client)
+            throws Exception {
+        Configuration config =
+                CountingJob.withAppendLog(
+                        CountingJob.jobConfig(tmp.resolve("checkpoints").toUri().toString()),
+                        tmp.resolve("log").toUri().toString());
+        CountingJobRuns.Stopped stopped =
+                CountingJobRuns.stopMidStream(
+                        client,
+                        JOB,
+                        config,
+                        2,
+                        tmp.resolve("savepoints").toUri().toString(),
+                        format);
+
+        Class<? extends KeyedStateHandle> expectedHandle =
+                format == SavepointFormatType.CANONICAL
+                        ? KeyGroupsSavepointStateHandle.class
+                        : IncrementalRemoteKeyedStateHandle.class;
+        assertThat(SnapshotMetadata.load(stopped.savepoint).keyedStateHandles())
+                .as("keyed state handles of the %s savepoint %s", format, stopped.savepoint)
+                .isNotEmpty()
+                .allMatch(expectedHandle::isInstance);
+
+        for (int parallelism : new int[] {3, 1}) {
+            CountingJobRuns.Resumed resumed =
+                    CountingJobRuns.resumeToEnd(
+                            client,
+                            JOB,
+                            config,
+                            parallelism,
+                            SavepointRestoreSettings.forPath(stopped.savepoint));
+            assertThat(resumed.restored)
+                    .as("per key, the count restored at parallelism %d", parallelism)
+                    .isEqualTo(stopped.counts);
+        }
+    }
+}
