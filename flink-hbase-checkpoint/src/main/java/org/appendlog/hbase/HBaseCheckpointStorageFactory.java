@@ -33,7 +33,7 @@ public final class HBaseCheckpointStorageFactory
         }
         String savepointDirectory = config.get(CheckpointingOptions.SAVEPOINT_DIRECTORY);
         HBaseCheckpointStorage storage = new HBaseCheckpointStorage(settings, savepointDirectory);
-        LOG.info("Checkpoint storage is {}", storage);
+        LOG.debug("Checkpoint storage is {}", storage);
         return storage;
     }
 }
