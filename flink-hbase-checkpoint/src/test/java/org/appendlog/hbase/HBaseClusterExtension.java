@@ -21,15 +21,20 @@ public final class HBaseClusterExtension implements BeforeAllCallback, AfterAllC
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
+        utility = start();
+    }
+
+    /** Starts a mini cluster (HDFS, ZooKeeper, master, one region server), retrying once. */
+    public static HBaseTestingUtility start() throws Exception {
         try {
-            utility = startCluster();
+            return startOnce();
         } catch (Exception first) {
             LOG.warn("HBase mini cluster did not start, retrying once", first);
-            utility = startCluster();
+            return startOnce();
         }
     }
 
-    private static HBaseTestingUtility startCluster() throws Exception {
+    private static HBaseTestingUtility startOnce() throws Exception {
         HBaseTestingUtility candidate = new HBaseTestingUtility();
         candidate.getConfiguration().setInt("hbase.master.wait.on.regionservers.timeout", 120_000);
         candidate.getConfiguration().setInt("hbase.master.wait.on.service.seconds", 120);
