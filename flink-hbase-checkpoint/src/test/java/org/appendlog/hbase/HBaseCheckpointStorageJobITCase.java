@@ -56,7 +56,11 @@ class HBaseCheckpointStorageJobITCase {
     private static final String TABLE = "jobs_it";
     private static final int PARALLELISM = 2;
 
-    /** The keyed state backends the storage must work with, by their configuration names. */
+    /**
+     * The keyed state backends the storage must work with, as values of {@code state.backend.type}.
+     * The project's own backend joins as {@code "org.appendlog.statebackend.AppendLogStateBackendFactory"}
+     * with flink-statebackend-appendlog as a test dependency.
+     */
     static Stream<String> stateBackends() {
         return Stream.of("hashmap", "rocksdb");
     }

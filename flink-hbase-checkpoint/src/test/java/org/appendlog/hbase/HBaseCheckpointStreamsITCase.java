@@ -22,7 +22,9 @@ import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -140,6 +142,25 @@ class HBaseCheckpointStreamsITCase {
 
         handle.discardState();
         assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+    }
+
+    @Test
+    void tableIsPreSplitPerSaltBucketAndACheckpointsStreamsSpreadOverThem() throws Exception {
+        JobID job = new JobID();
+        CheckpointStorageLocation location = access(job).initializeLocationForCheckpoint(2);
+        for (int stream = 0; stream < 16; stream++) {
+            write(location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE), randomBytes(64 * 1024, stream));
+        }
+
+        TableName table = TableName.valueOf(TABLE);
+        assertThat(HBASE.utility().getAdmin().getRegions(table)).hasSize(4);
+        assertThat(HBASE.utility().getAdmin().getDescriptor(table).getColumnFamily(Bytes.toBytes("s")).getMaxVersions())
+                .isEqualTo(1);
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString()).stream()
+                        .map(row -> row.substring(0, row.indexOf('/')))
+                        .distinct())
+                .hasSizeGreaterThan(1)
+                .allMatch(salt -> salt.matches("0[0-3]"));
     }
 
     @Test
