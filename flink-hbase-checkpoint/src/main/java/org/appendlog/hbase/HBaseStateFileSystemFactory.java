@@ -1,7 +1,12 @@
 package org.appendlog.hbase;
 
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystemFactory;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.URI;
 
@@ -11,6 +16,28 @@ import java.net.URI;
  * HBaseStateFileSystem}.
  */
 public final class HBaseStateFileSystemFactory implements FileSystemFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HBaseStateFileSystemFactory.class);
+
+    /**
+     * Flink calls this with the cluster configuration when a process starts. If that
+     * configuration names an HBase cluster for checkpoints, its table's {@code hbase://} paths are
+     * readable from then on, even before any job created its checkpoint storage (e.g. when the
+     * job manager recovers and discards checkpoints from its high-availability store).
+     */
+    @Override
+    public void configure(Configuration config) {
+        if (!config.contains(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM)
+                && !config.contains(HBaseCheckpointStorageOptions.SITE_FILE)) {
+            return;
+        }
+        try {
+            CheckpointTables.register(HBaseStorageSettings.fromConfig(config));
+        } catch (IllegalConfigurationException e) {
+            // Never fail the file system setup of the whole process; jobs report it themselves.
+            LOG.warn("Ignoring invalid HBase checkpoint storage options for hbase:// paths: {}", e.getMessage());
+        }
+    }
 
     @Override
     public String getScheme() {
@@ -23,6 +50,7 @@ public final class HBaseStateFileSystemFactory implements FileSystemFactory {
             throw new IllegalArgumentException(
                     "HBase state path '" + fsUri + "' names no table: expected hbase://<table>/...");
         }
-        return new HBaseStateFileSystem(URI.create(HBaseCheckpointPointer.SCHEME + "://" + fsUri.getAuthority() + "/"));
+        return new HBaseStateFileSystem(
+                URI.create(HBaseCheckpointPointer.SCHEME + "://" + fsUri.getAuthority() + "/"));
     }
 }

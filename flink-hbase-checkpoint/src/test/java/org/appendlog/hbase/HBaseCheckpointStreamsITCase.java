@@ -282,6 +282,24 @@ class HBaseCheckpointStreamsITCase {
     }
 
     @Test
+    void clusterConfigurationAloneMakesATablesPathsReadable() throws Exception {
+        Configuration cluster = new Configuration();
+        cluster.set(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM, HBASE.zookeeperQuorum());
+        cluster.set(HBaseCheckpointStorageOptions.TABLE, "configured_only");
+        org.apache.flink.core.fs.Path missing =
+                new org.apache.flink.core.fs.Path("hbase://configured_only/" + new JobID() + "/chk-1/x");
+
+        assertThatThrownBy(() -> missing.getFileSystem().open(missing))
+                .hasMessageContaining("No HBase checkpoint storage for table 'configured_only'");
+
+        // What Flink's FileSystem.initialize does with the cluster configuration at process start.
+        new HBaseStateFileSystemFactory().configure(cluster);
+        assertThatThrownBy(() -> missing.getFileSystem().open(missing))
+                .isInstanceOf(FileNotFoundException.class)
+                .hasMessageContaining(missing.toString());
+    }
+
+    @Test
     void pointersOfAnotherTableOrMalformedOnesAreRejectedClearly() {
         HBaseCheckpointStorage storage = storage(new Configuration());
         String otherTable = "hbase://other_table/" + new JobID() + "/chk-3";
