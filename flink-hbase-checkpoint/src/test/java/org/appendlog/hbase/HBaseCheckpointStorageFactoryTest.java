@@ -7,13 +7,21 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.CheckpointStorageLoader;
 
+import org.apache.flink.testutils.logging.LoggerAuditingExtension;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Selecting and configuring the storage; bad configuration fails naming what to fix. */
 class HBaseCheckpointStorageFactoryTest {
+
+    @RegisterExtension
+    final LoggerAuditingExtension factoryLog =
+            new LoggerAuditingExtension(HBaseCheckpointStorageFactory.class, Level.WARN);
 
     private static Configuration valid() {
         Configuration conf = new Configuration();
@@ -76,8 +84,23 @@ class HBaseCheckpointStorageFactoryTest {
     void skipWalIsAcceptedWithAWarning() {
         Configuration conf = valid();
         conf.set(HBaseCheckpointStorageOptions.DURABILITY, WalDurability.SKIP_WAL);
-        assertThat(new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader()))
-                .isNotNull();
+        HBaseCheckpointStorage storage =
+                new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+
+        assertThat(storage.toString()).contains("SKIP_WAL");
+        assertThat(factoryLog.getMessages())
+                .singleElement()
+                .asString()
+                .contains("SKIP_WAL")
+                .contains("flink_checkpoints");
+    }
+
+    @Test
+    void otherDurabilitiesDoNotWarn() {
+        Configuration conf = valid();
+        conf.set(HBaseCheckpointStorageOptions.DURABILITY, WalDurability.ASYNC_WAL);
+        new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+        assertThat(factoryLog.getMessages()).isEmpty();
     }
 
     @Test
