@@ -18,6 +18,7 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.function.SupplierWithException;
 
 import org.apache.hadoop.hbase.client.Connection;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,6 +33,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -94,6 +96,11 @@ class HBaseCheckpointStorageJobITCase {
         return env;
     }
 
+    /** Polls every 100 ms; fails after a minute instead of hanging the build. */
+    private static void waitUntil(SupplierWithException<Boolean, Exception> condition) throws Exception {
+        CommonTestUtils.waitUntilCondition(condition, 100L, 600);
+    }
+
     private static Connection hbase() throws Exception {
         return HBASE.utility().getConnection();
     }
@@ -113,10 +120,16 @@ class HBaseCheckpointStorageJobITCase {
         JobClient client = env.executeAsync("failover on " + backend);
         JobID job = client.getJobID();
         // While it runs, its checkpoints' state streams (not only their metadata) are rows.
-        CommonTestUtils.waitUntilCondition(
-                () -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).stream()
-                        .anyMatch(row -> !row.contains("/_metadata/")),
-                100L);
+        AtomicBoolean sawStateRows = new AtomicBoolean();
+        waitUntil(
+                () -> {
+                    sawStateRows.compareAndSet(
+                            false,
+                            TableRows.rowsContaining(hbase(), TABLE, job.toString()).stream()
+                                    .anyMatch(row -> !row.contains("/_metadata/")));
+                    return sawStateRows.get() || client.getJobStatus().get().isTerminalState();
+                });
+        assertThat(sawStateRows).isTrue();
         client.getJobExecutionResult().get();
 
         assertThat(CountingJob.FAILURES_THROWN.get()).isGreaterThanOrEqualTo(1);
@@ -124,8 +137,7 @@ class HBaseCheckpointStorageJobITCase {
         assertThat(completedCheckpoints(cluster, job)).isGreaterThanOrEqualTo(3);
         // Subsumed checkpoints were deleted on the way, the last ones when the job finished.
         // Discarding runs asynchronously after the job reached FINISHED.
-        CommonTestUtils.waitUntilCondition(
-                () -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).isEmpty(), 200L);
+        waitUntil(() -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).isEmpty());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -141,16 +153,17 @@ class HBaseCheckpointStorageJobITCase {
         CountingJob.build(env, records, 1_000, 0);
         JobClient client = env.executeAsync("to be cancelled on " + backend);
         JobID job = client.getJobID();
-        CommonTestUtils.waitUntilCondition(
-                () -> completedCheckpoints(cluster, job) >= 3 && CountingJob.RECORDS_COUNTED.get() > 0, 50L);
+        waitUntil(
+                () -> completedCheckpoints(cluster, job) >= 3
+                        || client.getJobStatus().get().isTerminalState());
+        assertThat(client.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
 
         // No savepoint directory is configured: asking for a savepoint fails and says what to set.
         assertThatThrownBy(() -> client.triggerSavepoint(null, SavepointFormatType.CANONICAL).get())
                 .hasStackTraceContaining(CheckpointingOptions.SAVEPOINT_DIRECTORY.key());
 
         client.cancel().get();
-        CommonTestUtils.waitUntilCondition(
-                () -> client.getJobStatus().get() == JobStatus.CANCELED, 50L);
+        waitUntil(() -> client.getJobStatus().get() == JobStatus.CANCELED);
         CompletedCheckpointStats retained =
                 cluster.getExecutionGraph(job).get().getCheckpointStatsSnapshot().getHistory().getLatestCompletedCheckpoint();
         String pointer = retained.getExternalPath();
@@ -158,11 +171,10 @@ class HBaseCheckpointStorageJobITCase {
         long countedBeforeCancel = CountingJob.RECORDS_COUNTED.get();
         assertThat(countedBeforeCancel).isLessThan(records);
         // Only the retained checkpoint's rows are left: the subsumed ones were deleted.
-        CommonTestUtils.waitUntilCondition(
+        waitUntil(
                 () -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).stream()
                         .allMatch(row -> row.contains("/chk-" + retained.getCheckpointId() + "/")
-                                || row.contains("/shared/")),
-                100L);
+                                || row.contains("/shared/")));
 
         CountingJob.reset();
         Configuration second = jobConfig(backend);
@@ -188,7 +200,7 @@ class HBaseCheckpointStorageJobITCase {
         StreamExecutionEnvironment env = environment(conf);
         CountingJob.build(env, records, 500, 0);
         JobClient client = env.executeAsync("savepoint");
-        CommonTestUtils.waitUntilCondition(() -> CountingJob.RECORDS_COUNTED.get() > 100, 50L);
+        waitUntil(() -> CountingJob.RECORDS_COUNTED.get() > 100);
 
         String savepoint = client.triggerSavepoint(null, SavepointFormatType.CANONICAL).get();
         client.cancel().get();
