@@ -68,6 +68,7 @@ final class ChunkedStreamWriter {
             buffer = Arrays.copyOf(buffer, (int) Math.min(chunkSize, 2L * buffer.length));
         } else {
             shipChunk();
+            buffer = new byte[chunkSize];
         }
     }
 
@@ -85,7 +86,8 @@ final class ChunkedStreamWriter {
                     "Could not write " + uri() + " at offset " + written, e);
         }
         written += buffered;
-        buffer = new byte[chunkSize];
+        // The caller allocates the next buffer only if more bytes come.
+        buffer = null;
         buffered = 0;
     }
 
@@ -98,6 +100,7 @@ final class ChunkedStreamWriter {
         return written > 0;
     }
 
+    /** The bytes of a stream that shipped no chunk yet. */
     byte[] bufferedBytes() {
         return Arrays.copyOf(buffer, buffered);
     }
