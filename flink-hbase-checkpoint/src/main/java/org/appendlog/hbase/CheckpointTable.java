@@ -1,0 +1,323 @@
+package org.appendlog.hbase;
+
+import org.apache.hadoop.hbase.TableExistsException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.BufferedMutatorParams;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.Closeable;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One HBase table of checkpoint rows, on its own connection: creating it, and reading, committing
+ * and deleting the rows of state streams. Writing goes through {@link ChunkedStreamWriter}.
+ */
+final class CheckpointTable implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointTable.class);
+
+    /** Table property that remembers the salt bucket count, which every reader must agree on. */
+    static final String SALT_BUCKETS_PROPERTY = "appendlog.checkpoint.salt-buckets";
+
+    private static final byte[] DATA_QUALIFIER = Bytes.toBytes("d");
+
+    private static final int DELETE_BATCH = 1000;
+
+    private final Connection connection;
+    private final TableName tableName;
+    private final byte[] family;
+    private final RowKeys keys;
+
+    private CheckpointTable(
+            Connection connection, TableName tableName, byte[] family, RowKeys keys) {
+        this.connection = connection;
+        this.tableName = tableName;
+        this.family = family;
+        this.keys = keys;
+    }
+
+    /** Connects and creates the table (pre-split, one version per cell) if it is missing. Blocking. */
+    static CheckpointTable connect(HBaseStorageSettings settings) throws IOException {
+        Connection connection =
+                ConnectionFactory.createConnection(settings.client.toHBaseConfiguration());
+        try {
+            TableName name = TableName.valueOf(settings.table);
+            byte[] family = Bytes.toBytes(settings.columnFamily);
+            int saltBuckets;
+            try (Admin admin = connection.getAdmin()) {
+                if (!admin.tableExists(name)) {
+                    create(admin, name, family, settings.saltBuckets);
+                }
+                saltBuckets = saltBuckets(admin.getDescriptor(name), family, settings);
+            }
+            return new CheckpointTable(connection, name, family, new RowKeys(saltBuckets));
+        } catch (IOException | RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    private static void create(Admin admin, TableName name, byte[] family, int saltBuckets)
+            throws IOException {
+        TableDescriptor descriptor =
+                TableDescriptorBuilder.newBuilder(name)
+                        .setValue(SALT_BUCKETS_PROPERTY, Integer.toString(saltBuckets))
+                        .setColumnFamily(
+                                ColumnFamilyDescriptorBuilder.newBuilder(family)
+                                        .setMaxVersions(1)
+                                        // Checkpoint rows are read once, on restore: keep them
+                                        // out of the block cache that serves other tables.
+                                        .setBlockCacheEnabled(false)
+                                        .build())
+                        .build();
+        try {
+            if (saltBuckets > 1) {
+                admin.createTable(descriptor, new RowKeys(saltBuckets).splitKeys());
+            } else {
+                admin.createTable(descriptor);
+            }
+            LOG.info(
+                    "Created HBase checkpoint table '{}' with {} regions (one per salt bucket)",
+                    name,
+                    saltBuckets);
+        } catch (TableExistsException e) {
+            LOG.debug("Checkpoint table '{}' was created concurrently", name);
+        }
+    }
+
+    private static int saltBuckets(
+            TableDescriptor descriptor, byte[] family, HBaseStorageSettings settings)
+            throws IOException {
+        if (!descriptor.hasColumnFamily(family)) {
+            throw new IOException(
+                    "HBase table '"
+                            + settings.table
+                            + "' exists but has no column family '"
+                            + settings.columnFamily
+                            + "'. Set '"
+                            + HBaseCheckpointStorageOptions.COLUMN_FAMILY.key()
+                            + "' to one of its families or use another table.");
+        }
+        String stored = descriptor.getValue(SALT_BUCKETS_PROPERTY);
+        if (stored == null) {
+            LOG.info(
+                    "Table '{}' was not created by the checkpoint storage; using {} salt buckets from '{}'",
+                    settings.table,
+                    settings.saltBuckets,
+                    HBaseCheckpointStorageOptions.SALT_BUCKETS.key());
+            return settings.saltBuckets;
+        }
+        int buckets = Integer.parseInt(stored);
+        if (buckets != settings.saltBuckets) {
+            LOG.info(
+                    "Table '{}' was created with {} salt buckets; '{}' = {} applies only to new tables",
+                    settings.table,
+                    buckets,
+                    HBaseCheckpointStorageOptions.SALT_BUCKETS.key(),
+                    settings.saltBuckets);
+        }
+        return buckets;
+    }
+
+    String name() {
+        return tableName.getNameAsString();
+    }
+
+    boolean isClosed() {
+        return connection.isClosed();
+    }
+
+    private String uriOf(String streamKey) {
+        return HBaseCheckpointPointer.uri(name(), streamKey);
+    }
+
+    BufferedMutator newMutator(long writeBufferSize) throws IOException {
+        return connection.getBufferedMutator(
+                new BufferedMutatorParams(tableName).writeBufferSize(writeBufferSize));
+    }
+
+    Put chunkPut(String streamKey, long offset, byte[] chunk, Durability durability) {
+        Put put = new Put(keys.chunkRow(streamKey, offset));
+        put.addColumn(family, DATA_QUALIFIER, chunk);
+        put.setDurability(durability);
+        return put;
+    }
+
+    /** Marks a fully written (and flushed) metadata stream as complete by storing its length. */
+    void commitLength(String streamKey, long length, Durability durability) throws IOException {
+        Put put = new Put(keys.lengthRow(streamKey));
+        put.addColumn(family, DATA_QUALIFIER, Bytes.toBytes(length));
+        put.setDurability(durability);
+        try (Table table = connection.getTable(tableName)) {
+            table.put(put);
+        }
+    }
+
+    /** The committed length of a stream, or null if {@link #commitLength} never completed for it. */
+    @Nullable
+    Long committedLength(String streamKey) throws IOException {
+        try (Table table = connection.getTable(tableName)) {
+            Result result = table.get(new Get(keys.lengthRow(streamKey)).addColumn(family, DATA_QUALIFIER));
+            byte[] value = result.getValue(family, DATA_QUALIFIER);
+            return value == null ? null : Bytes.toLong(value);
+        }
+    }
+
+    /**
+     * The chunk that holds byte {@code position} of the stream, or null if the stream has no byte
+     * there. A sequential reader asks for the exact start of the next chunk, which is one get; any
+     * other position costs one reverse scan.
+     */
+    @Nullable
+    Chunk chunkAt(String streamKey, long position) throws IOException {
+        try (Table table = connection.getTable(tableName)) {
+            byte[] exact = keys.chunkRow(streamKey, position);
+            Result result = table.get(new Get(exact).addColumn(family, DATA_QUALIFIER));
+            if (result.isEmpty()) {
+                result = lastChunkAtOrBelow(table, streamKey, exact, true);
+            }
+            if (result == null || result.isEmpty()) {
+                return null;
+            }
+            Chunk chunk = new Chunk(RowKeys.offsetOf(result.getRow()), result.getValue(family, DATA_QUALIFIER));
+            return chunk.contains(position) ? chunk : null;
+        }
+    }
+
+    /** The stream's length as stored (end of its last chunk). */
+    long length(String streamKey) throws IOException {
+        try (Table table = connection.getTable(tableName)) {
+            Result last = lastChunkAtOrBelow(table, streamKey, keys.afterLastChunk(streamKey), false);
+            if (last == null) {
+                throw new FileNotFoundException(
+                        "No rows of stream " + uriOf(streamKey) + " in HBase table " + name());
+            }
+            return RowKeys.offsetOf(last.getRow())
+                    + last.getValue(family, DATA_QUALIFIER).length;
+        }
+    }
+
+    @Nullable
+    private Result lastChunkAtOrBelow(Table table, String streamKey, byte[] start, boolean inclusive)
+            throws IOException {
+        Scan scan =
+                new Scan()
+                        .withStartRow(start, inclusive)
+                        .withStopRow(keys.streamPrefix(streamKey), false)
+                        .setReversed(true)
+                        .addColumn(family, DATA_QUALIFIER)
+                        .setLimit(1)
+                        .setCaching(1);
+        try (ResultScanner scanner = table.getScanner(scan)) {
+            return scanner.next();
+        }
+    }
+
+    /** Deletes every row of one stream; returns how many. */
+    int deleteStream(String streamKey) throws IOException {
+        byte[] prefix = keys.streamPrefix(streamKey);
+        return deleteRows(
+                new Scan().setStartStopRowForPrefixScan(prefix));
+    }
+
+    /** Deletes every row under a directory key (e.g. one checkpoint) in all salt buckets. */
+    int deleteDirectory(String directoryKey) throws IOException {
+        List<MultiRowRangeFilter.RowRange> ranges = new ArrayList<>();
+        for (byte[] prefix : keys.directoryPrefixes(directoryKey)) {
+            ranges.add(new MultiRowRangeFilter.RowRange(prefix, true, prefixEnd(prefix), false));
+        }
+        Scan scan =
+                new Scan()
+                        .withStartRow(ranges.get(0).getStartRow())
+                        .withStopRow(ranges.get(ranges.size() - 1).getStopRow())
+                        .setFilter(new MultiRowRangeFilter(ranges));
+        return deleteRows(scan);
+    }
+
+    private int deleteRows(Scan scan) throws IOException {
+        scan.setFilter(
+                        scan.getFilter() == null
+                                ? keysOnly()
+                                : new FilterList(scan.getFilter(), keysOnly()))
+                .setCaching(DELETE_BATCH);
+        int deleted = 0;
+        try (Table table = connection.getTable(tableName);
+                ResultScanner scanner = table.getScanner(scan)) {
+            List<Delete> batch = new ArrayList<>(DELETE_BATCH);
+            for (Result row : scanner) {
+                batch.add(new Delete(row.getRow()));
+                if (batch.size() == DELETE_BATCH) {
+                    deleted += deleteBatch(table, batch);
+                }
+            }
+            deleted += deleteBatch(table, batch);
+        }
+        return deleted;
+    }
+
+    private static int deleteBatch(Table table, List<Delete> batch) throws IOException {
+        int size = batch.size();
+        if (size > 0) {
+            table.delete(batch);
+            batch.clear();
+        }
+        return size;
+    }
+
+    private static FilterList keysOnly() {
+        return new FilterList(new FirstKeyOnlyFilter(), new KeyOnlyFilter());
+    }
+
+    private static byte[] prefixEnd(byte[] prefix) {
+        byte[] end = prefix.clone();
+        // Prefixes are ASCII and end with '/', so incrementing the last byte never overflows.
+        end[end.length - 1]++;
+        return end;
+    }
+
+    @Override
+    public void close() throws IOException {
+        connection.close();
+    }
+
+    /** A stored chunk of a stream: its start offset and bytes. */
+    static final class Chunk {
+        final long offset;
+        final byte[] bytes;
+
+        Chunk(long offset, byte[] bytes) {
+            this.offset = offset;
+            this.bytes = bytes;
+        }
+
+        boolean contains(long position) {
+            return position >= offset && position < offset + bytes.length;
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package org.appendlog.hbase;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The checkpoint tables this process has opened, one HBase connection each, shared by all jobs
+ * and by the {@code hbase://} file system that reads and deletes restored state handles.
+ *
+ * <p>Flink's checkpoint storage API has no close, so the connections live as long as the process
+ * (closed by a shutdown hook). Opening is bounded by the client timeout: HBase's own client
+ * would wait on an unreachable ZooKeeper for minutes.
+ */
+final class CheckpointTables {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointTables.class);
+
+    private static final Map<List<Object>, CompletableFuture<CheckpointTable>> OPEN =
+            new ConcurrentHashMap<>();
+
+    /** Table name to the settings that last named it: what an {@code hbase://<table>/} path means. */
+    private static final Map<String, HBaseStorageSettings> BY_NAME = new ConcurrentHashMap<>();
+
+    private static final ExecutorService CONNECTOR =
+            Executors.newCachedThreadPool(
+                    runnable -> {
+                        Thread thread = new Thread(runnable, "hbase-checkpoint-connect");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+
+    static {
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(CheckpointTables::closeAll, "hbase-checkpoint-close"));
+    }
+
+    private CheckpointTables() {}
+
+    /** Makes {@code hbase://<table>/} paths of these settings readable in this process. Cheap. */
+    static void register(HBaseStorageSettings settings) {
+        HBaseStorageSettings previous = BY_NAME.put(settings.table, settings);
+        if (previous != null && !previous.client.equals(settings.client)) {
+            LOG.warn(
+                    "Checkpoint table name '{}' is now used on {} (was {}); hbase:// paths of that"
+                            + " name resolve to the new cluster in this process",
+                    settings.table,
+                    settings.client,
+                    previous.client);
+        }
+    }
+
+    /** The open table for these settings: connects and creates the table on first use. */
+    static CheckpointTable open(HBaseStorageSettings settings) throws IOException {
+        register(settings);
+        List<Object> key = Arrays.asList(settings.client, settings.table, settings.columnFamily);
+        CompletableFuture<CheckpointTable> future =
+                OPEN.computeIfAbsent(key, k -> connectAsync(settings));
+        try {
+            CheckpointTable table =
+                    future.get(settings.client.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            if (table.isClosed()) {
+                OPEN.remove(key, future);
+                return open(settings);
+            }
+            return table;
+        } catch (TimeoutException e) {
+            forget(key, future);
+            throw new IOException(
+                    "Could not reach HBase at ZooKeeper quorum '"
+                            + settings.client.effectiveQuorum()
+                            + "' to open checkpoint table '"
+                            + settings.table
+                            + "' within "
+                            + settings.client.timeout().toMillis()
+                            + " ms. Check that HBase is running and '"
+                            + HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM.key()
+                            + "' is right; the wait is bounded by '"
+                            + HBaseCheckpointStorageOptions.CLIENT_TIMEOUT.key()
+                            + "'.");
+        } catch (ExecutionException e) {
+            forget(key, future);
+            throw new IOException(
+                    "Could not open checkpoint table '"
+                            + settings.table
+                            + "' on HBase at ZooKeeper quorum '"
+                            + settings.client.effectiveQuorum()
+                            + "': "
+                            + e.getCause().getMessage(),
+                    e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("Interrupted while opening checkpoint table " + settings.table, e);
+        }
+    }
+
+    /** The table behind an {@code hbase://<table>/} path, as registered by a storage in this process. */
+    static CheckpointTable byName(String table) throws IOException {
+        HBaseStorageSettings settings = BY_NAME.get(table);
+        if (settings == null) {
+            throw new IOException(
+                    "No HBase checkpoint storage for table '"
+                            + table
+                            + "' is configured in this process, so hbase://"
+                            + table
+                            + "/ paths cannot be read. Configure 'state.checkpoint-storage: "
+                            + HBaseCheckpointStorageFactory.class.getName()
+                            + "' with '"
+                            + HBaseCheckpointStorageOptions.TABLE.key()
+                            + ": "
+                            + table
+                            + "'.");
+        }
+        return open(settings);
+    }
+
+    private static CompletableFuture<CheckpointTable> connectAsync(HBaseStorageSettings settings) {
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        CheckpointTable table = CheckpointTable.connect(settings);
+                        LOG.info("Connected to HBase checkpoint {}", settings);
+                        return table;
+                    } catch (IOException e) {
+                        throw new java.util.concurrent.CompletionException(e);
+                    }
+                },
+                CONNECTOR);
+    }
+
+    /** Drops a failed or abandoned attempt so the next call tries again; closes it if it ever connects. */
+    private static void forget(List<Object> key, CompletableFuture<CheckpointTable> future) {
+        OPEN.remove(key, future);
+        future.thenAccept(CheckpointTables::closeQuietly);
+    }
+
+    private static void closeAll() {
+        OPEN.values().forEach(future -> future.thenAccept(CheckpointTables::closeQuietly));
+    }
+
+    private static void closeQuietly(CheckpointTable table) {
+        try {
+            table.close();
+        } catch (IOException e) {
+            LOG.debug("Could not close connection of checkpoint table {}", table.name(), e);
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package org.appendlog.hbase;
+
+import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.Durability;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * Cuts one state stream into chunks and writes each full chunk as a cell through a {@link
+ * BufferedMutator}. Nothing reaches HBase until the first chunk is full, so a stream that ends
+ * small can still be kept inline by its caller. Used by state and metadata streams alike.
+ */
+final class ChunkedStreamWriter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChunkedStreamWriter.class);
+
+    private static final int INITIAL_BUFFER = 4096;
+
+    private final HBaseStorageSettings settings;
+    private final String streamKey;
+    private final Durability durability;
+    private final int chunkSize;
+
+    private byte[] buffer;
+    private int buffered;
+    private long written;
+    /** Opened with the first chunk: streams kept inline never connect to HBase. */
+    private CheckpointTable table;
+    private BufferedMutator mutator;
+
+    ChunkedStreamWriter(HBaseStorageSettings settings, String streamKey) {
+        this.settings = settings;
+        this.streamKey = streamKey;
+        this.durability = settings.durability.toHBase();
+        this.chunkSize = settings.chunkSize;
+        this.buffer = new byte[Math.min(chunkSize, INITIAL_BUFFER)];
+    }
+
+    String uri() {
+        return HBaseCheckpointPointer.uri(settings.table, streamKey);
+    }
+
+    void write(int b) throws IOException {
+        ensureRoom();
+        buffer[buffered++] = (byte) b;
+    }
+
+    void write(byte[] bytes, int offset, int length) throws IOException {
+        while (length > 0) {
+            ensureRoom();
+            int n = Math.min(length, buffer.length - buffered);
+            System.arraycopy(bytes, offset, buffer, buffered, n);
+            buffered += n;
+            offset += n;
+            length -= n;
+        }
+    }
+
+    /** Makes room for at least one byte: grows the buffer up to a chunk, then ships the chunk. */
+    private void ensureRoom() throws IOException {
+        if (buffered < buffer.length) {
+            return;
+        }
+        if (buffer.length < chunkSize) {
+            buffer = Arrays.copyOf(buffer, (int) Math.min(chunkSize, 2L * buffer.length));
+        } else {
+            shipChunk();
+            buffer = new byte[chunkSize];
+        }
+    }
+
+    private void shipChunk() throws IOException {
+        if (mutator == null) {
+            table = CheckpointTables.open(settings);
+            mutator = table.newMutator(settings.writeBufferSize);
+        }
+        // The put keeps a reference to its array, so the chunk gets a fresh one.
+        byte[] chunk = buffered == buffer.length ? buffer : Arrays.copyOf(buffer, buffered);
+        try {
+            mutator.mutate(table.chunkPut(streamKey, written, chunk, durability));
+        } catch (IOException e) {
+            throw new IOException(
+                    "Could not write " + uri() + " at offset " + written, e);
+        }
+        written += buffered;
+        // The caller allocates the next buffer only if more bytes come.
+        buffer = null;
+        buffered = 0;
+    }
+
+    long position() {
+        return written + buffered;
+    }
+
+    /** True once any chunk went to HBase; the stream can no longer be kept inline. */
+    boolean hasShippedChunks() {
+        return written > 0;
+    }
+
+    /** The bytes of a stream that shipped no chunk yet. */
+    byte[] bufferedBytes() {
+        return Arrays.copyOf(buffer, buffered);
+    }
+
+    /** Sends every chunk written so far and waits until HBase has acknowledged them. */
+    void flushShipped() throws IOException {
+        if (mutator != null) {
+            flushMutator();
+        }
+    }
+
+    /** Writes the last chunk, flushes, and returns the stream length. The stream is then durable. */
+    long finish() throws IOException {
+        if (buffered > 0) {
+            shipChunk();
+        }
+        if (mutator != null) {
+            flushMutator();
+            mutator.close();
+            mutator = null;
+        }
+        LOG.debug("Wrote {} bytes to {}", written, uri());
+        return written;
+    }
+
+    private void flushMutator() throws IOException {
+        try {
+            mutator.flush();
+        } catch (IOException e) {
+            throw new IOException(
+                    "Could not flush " + uri() + " (" + written + " bytes) to HBase",
+                    e);
+        }
+    }
+
+    /** Abandons the stream: drops unsent chunks and deletes the ones HBase may already hold. */
+    void discard() {
+        buffer = null;
+        try {
+            if (mutator != null) {
+                // close() flushes; the rows written are deleted right after.
+                mutator.close();
+                mutator = null;
+            }
+            if (written > 0) {
+                table.deleteStream(streamKey);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn(
+                    "Could not delete the rows of abandoned stream {}; they stay until the"
+                            + " checkpoint is discarded",
+                    uri(),
+                    e);
+        }
+    }
+}

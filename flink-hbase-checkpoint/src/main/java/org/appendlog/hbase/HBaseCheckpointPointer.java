@@ -1,0 +1,69 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.api.common.JobID;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * External pointers of checkpoints in HBase: {@code hbase://<table>/<job-id>/chk-<n>}, the string
+ * a user passes to {@code flink run -s}. A pointer to the checkpoint's {@code _metadata} is
+ * accepted too, as Flink accepts both for file system checkpoints.
+ */
+final class HBaseCheckpointPointer {
+
+    static final String SCHEME = "hbase";
+
+    private static final Pattern POINTER =
+            Pattern.compile(
+                    "hbase://([^/]+)/([0-9a-fA-F]{32})/chk-([0-9]+)(?:/(?:"
+                            + RowKeys.METADATA_STREAM
+                            + ")?)?");
+
+    final String table;
+    final JobID jobId;
+    final long checkpointId;
+
+    private HBaseCheckpointPointer(String table, JobID jobId, long checkpointId) {
+        this.table = table;
+        this.jobId = jobId;
+        this.checkpointId = checkpointId;
+    }
+
+    static boolean isHBasePointer(String pointer) {
+        return pointer.startsWith(SCHEME + "://");
+    }
+
+    static HBaseCheckpointPointer parse(String pointer) {
+        Matcher matcher = POINTER.matcher(pointer.trim());
+        if (!matcher.matches()) {
+            throw new IllegalArgumentException(
+                    "'"
+                            + pointer
+                            + "' is not an HBase checkpoint pointer; expected"
+                            + " hbase://<table>/<job-id>/chk-<n>");
+        }
+        return new HBaseCheckpointPointer(
+                matcher.group(1),
+                JobID.fromHexString(matcher.group(2).toLowerCase()),
+                Long.parseLong(matcher.group(3)));
+    }
+
+    static HBaseCheckpointPointer of(String table, JobID jobId, long checkpointId) {
+        return new HBaseCheckpointPointer(table, jobId, checkpointId);
+    }
+
+    /** The URI of any key in a table; also the path of the state handles that point at rows. */
+    static String uri(String table, String key) {
+        return SCHEME + "://" + table + "/" + key;
+    }
+
+    String checkpointDirectory() {
+        return RowKeys.checkpointDirectory(jobId, checkpointId);
+    }
+
+    @Override
+    public String toString() {
+        return uri(table, checkpointDirectory());
+    }
+}

@@ -1,0 +1,86 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.state.CheckpointStateOutputStream;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
+
+import java.io.IOException;
+
+/**
+ * One state stream of a checkpoint. Streams up to the inline threshold become a {@link
+ * ByteStreamStateHandle} inside the metadata; larger ones are written as chunk rows and become a
+ * {@link FileStateHandle} on their {@code hbase://} path, returned only after HBase acknowledged
+ * every chunk.
+ */
+final class HBaseCheckpointStateOutputStream extends CheckpointStateOutputStream {
+
+    private final ChunkedStreamWriter writer;
+    private final int inlineThreshold;
+    private volatile boolean closed;
+
+    HBaseCheckpointStateOutputStream(HBaseStorageSettings settings, String streamKey) {
+        this.writer = new ChunkedStreamWriter(settings, streamKey);
+        this.inlineThreshold = settings.inlineThreshold;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+        ensureOpen();
+        writer.write(b);
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+        ensureOpen();
+        writer.write(bytes, offset, length);
+    }
+
+    @Override
+    public long getPos() {
+        return writer.position();
+    }
+
+    /** Chunks are sent when full; buffering the rest is what keeps small streams inline. */
+    @Override
+    public void flush() {}
+
+    @Override
+    public void sync() throws IOException {
+        ensureOpen();
+        writer.flushShipped();
+    }
+
+    @Override
+    public StreamStateHandle closeAndGetHandle() throws IOException {
+        ensureOpen();
+        closed = true;
+        // Empty streams are always inline (threshold >= 0): a stream with rows is never empty.
+        if (!writer.hasShippedChunks() && writer.position() <= inlineThreshold) {
+            return new ByteStreamStateHandle(writer.uri(), writer.bufferedBytes());
+        }
+        try {
+            long length = writer.finish();
+            return new FileStateHandle(new Path(writer.uri()), length);
+        } catch (IOException | RuntimeException e) {
+            writer.discard();
+            throw e;
+        }
+    }
+
+    /** Closing without a handle abandons the stream (e.g. a cancelled checkpoint): its rows go. */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            writer.discard();
+        }
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("Checkpoint stream " + writer.uri() + " is already closed");
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.runtime.state.CheckpointStorageFactory;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates the {@link HBaseCheckpointStorage} from {@code state.checkpoint-storage:
+ * org.appendlog.hbase.HBaseCheckpointStorageFactory} and the {@code
+ * state.checkpoint-storage.hbase.*} options.
+ */
+public final class HBaseCheckpointStorageFactory
+        implements CheckpointStorageFactory<HBaseCheckpointStorage> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HBaseCheckpointStorageFactory.class);
+
+    @Override
+    public HBaseCheckpointStorage createFromConfig(ReadableConfig config, ClassLoader classLoader)
+            throws IllegalConfigurationException {
+        HBaseStorageSettings settings = HBaseStorageSettings.fromConfig(config);
+        if (settings.durability == WalDurability.SKIP_WAL) {
+            LOG.warn(
+                    "Checkpoints to HBase table '{}' are written with SKIP_WAL: a region server"
+                            + " crash loses every checkpoint row not yet flushed to disk, and a"
+                            + " restore from such a checkpoint fails. Use SYNC_WAL ('{}') unless"
+                            + " losing checkpoints is acceptable.",
+                    settings.table,
+                    HBaseCheckpointStorageOptions.DURABILITY.key());
+        }
+        String savepointDirectory = config.get(CheckpointingOptions.SAVEPOINT_DIRECTORY);
+        HBaseCheckpointStorage storage = new HBaseCheckpointStorage(settings, savepointDirectory);
+        LOG.debug("Checkpoint storage is {}", storage);
+        return storage;
+    }
+}

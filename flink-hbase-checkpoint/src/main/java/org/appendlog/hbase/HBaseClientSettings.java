@@ -1,0 +1,94 @@
+package org.appendlog.hbase;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HConstants;
+
+import javax.annotation.Nullable;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to reach one HBase cluster. Serializable so that it travels with the checkpoint storage,
+ * and a value (equals/hashCode) so that equal settings share one connection per process.
+ */
+final class HBaseClientSettings implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    @Nullable private final String zookeeperQuorum;
+    @Nullable private final String siteFile;
+    private final int retries;
+    private final Duration timeout;
+
+    HBaseClientSettings(
+            @Nullable String zookeeperQuorum,
+            @Nullable String siteFile,
+            int retries,
+            Duration timeout) {
+        this.zookeeperQuorum = zookeeperQuorum;
+        this.siteFile = siteFile;
+        this.retries = retries;
+        this.timeout = timeout;
+    }
+
+    /** The HBase client configuration: hbase-default/site from the classpath, the site file, then our options. */
+    Configuration toHBaseConfiguration() {
+        Configuration conf = HBaseConfiguration.create();
+        if (siteFile != null) {
+            conf.addResource(new org.apache.hadoop.fs.Path(siteFile));
+        }
+        if (zookeeperQuorum != null) {
+            conf.set(HConstants.ZOOKEEPER_QUORUM, zookeeperQuorum);
+        }
+        long timeoutMillis = timeout.toMillis();
+        conf.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, retries);
+        conf.setLong(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, timeoutMillis);
+        conf.setLong(HConstants.HBASE_CLIENT_META_OPERATION_TIMEOUT, timeoutMillis);
+        // One RPC must not use up the whole operation budget, or retries never happen.
+        conf.setLong(HConstants.HBASE_RPC_TIMEOUT_KEY, Math.max(1000, timeoutMillis / 3));
+        // ZooKeeper lookups retry on their own schedule (30 x 1 s by default); keep them inside
+        // the same budget so an unreachable quorum does not keep client threads busy for long.
+        conf.setInt("zookeeper.recovery.retry", Math.max(1, Math.min(retries, 3)));
+        return conf;
+    }
+
+    /** The quorum the client will actually use, for error messages. */
+    String effectiveQuorum() {
+        if (zookeeperQuorum != null) {
+            return zookeeperQuorum;
+        }
+        return toHBaseConfiguration().get(HConstants.ZOOKEEPER_QUORUM) + " (from " + siteFile + ")";
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof HBaseClientSettings)) {
+            return false;
+        }
+        HBaseClientSettings that = (HBaseClientSettings) o;
+        return retries == that.retries
+                && Objects.equals(zookeeperQuorum, that.zookeeperQuorum)
+                && Objects.equals(siteFile, that.siteFile)
+                && timeout.equals(that.timeout);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(zookeeperQuorum, siteFile, retries, timeout);
+    }
+
+    @Override
+    public String toString() {
+        return "HBase at ZooKeeper quorum '" + effectiveQuorum() + "'";
+    }
+}

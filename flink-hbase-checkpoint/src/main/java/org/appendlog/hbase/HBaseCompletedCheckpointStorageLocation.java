@@ -1,0 +1,62 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+
+/** A completed checkpoint's rows: its pointer, its metadata, and how to delete all of it. */
+final class HBaseCompletedCheckpointStorageLocation implements CompletedCheckpointStorageLocation {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG =
+            LoggerFactory.getLogger(HBaseCompletedCheckpointStorageLocation.class);
+
+    private final HBaseStorageSettings settings;
+    private final String pointer;
+    private final String checkpointDirectory;
+    private final long metadataLength;
+
+    HBaseCompletedCheckpointStorageLocation(
+            HBaseStorageSettings settings, HBaseCheckpointPointer pointer, long metadataLength) {
+        this.settings = settings;
+        this.pointer = pointer.toString();
+        this.checkpointDirectory = pointer.checkpointDirectory();
+        this.metadataLength = metadataLength;
+    }
+
+    @Override
+    public String getExternalPointer() {
+        return pointer;
+    }
+
+    /** A plain file handle on the {@code hbase://} path: Flink's metadata reader needs nothing else. */
+    @Override
+    public FileStateHandle getMetadataHandle() {
+        return new FileStateHandle(
+                new Path(
+                        HBaseCheckpointPointer.uri(
+                                settings.table, RowKeys.metadataStream(checkpointDirectory))),
+                metadataLength);
+    }
+
+    /**
+     * Deletes every row left under the checkpoint (Flink discards the state handles first; this
+     * also takes streams of failed attempts and the metadata).
+     */
+    @Override
+    public void disposeStorageLocation() throws IOException {
+        int rows = CheckpointTables.open(settings).deleteDirectory(checkpointDirectory);
+        LOG.debug("Disposed checkpoint {}: deleted {} remaining rows", pointer, rows);
+    }
+
+    @Override
+    public String toString() {
+        return pointer;
+    }
+}

@@ -1,0 +1,82 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.runtime.state.CheckpointMetadataOutputStream;
+import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
+
+import java.io.IOException;
+
+/**
+ * Writes a checkpoint's {@code _metadata} as chunk rows, then commits it with a length row. Only
+ * a committed metadata stream makes the checkpoint resolvable, so a job manager that dies while
+ * writing it leaves no half checkpoint behind a pointer.
+ */
+final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
+
+    private final HBaseStorageSettings settings;
+    private final HBaseCheckpointPointer pointer;
+    private final String metadataKey;
+    private final ChunkedStreamWriter writer;
+    private volatile boolean closed;
+
+    HBaseMetadataOutputStream(HBaseStorageSettings settings, HBaseCheckpointPointer pointer) {
+        this.settings = settings;
+        this.pointer = pointer;
+        this.metadataKey = RowKeys.metadataStream(pointer.checkpointDirectory());
+        this.writer = new ChunkedStreamWriter(settings, metadataKey);
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+        ensureOpen();
+        writer.write(b);
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+        ensureOpen();
+        writer.write(bytes, offset, length);
+    }
+
+    @Override
+    public long getPos() {
+        return writer.position();
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void sync() throws IOException {
+        ensureOpen();
+        writer.flushShipped();
+    }
+
+    @Override
+    public CompletedCheckpointStorageLocation closeAndFinalizeCheckpoint() throws IOException {
+        ensureOpen();
+        closed = true;
+        try {
+            long length = writer.finish();
+            CheckpointTables.open(settings)
+                    .commitLength(metadataKey, length, settings.durability.toHBase());
+            return new HBaseCompletedCheckpointStorageLocation(settings, pointer, length);
+        } catch (IOException | RuntimeException e) {
+            writer.discard();
+            throw new IOException("Could not write the metadata of checkpoint " + pointer, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            writer.discard();
+        }
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("Metadata stream of " + pointer + " is already closed");
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.FileSystemFactory;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.URI;
+
+/**
+ * Registers the {@code hbase} scheme with Flink (via {@code META-INF/services}), so that state
+ * handles restored from a checkpoint's metadata can be read and discarded. See {@link
+ * HBaseStateFileSystem}.
+ */
+public final class HBaseStateFileSystemFactory implements FileSystemFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HBaseStateFileSystemFactory.class);
+
+    /**
+     * Flink calls this with the cluster configuration when a process starts. If that
+     * configuration names an HBase cluster for checkpoints, its table's {@code hbase://} paths are
+     * readable from then on, even before any job created its checkpoint storage (e.g. when the
+     * job manager recovers and discards checkpoints from its high-availability store).
+     */
+    @Override
+    public void configure(Configuration config) {
+        if (!config.contains(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM)
+                && !config.contains(HBaseCheckpointStorageOptions.SITE_FILE)) {
+            return;
+        }
+        try {
+            CheckpointTables.register(HBaseStorageSettings.fromConfig(config));
+        } catch (IllegalConfigurationException e) {
+            // Never fail the file system setup of the whole process; jobs report it themselves.
+            LOG.warn("Ignoring invalid HBase checkpoint storage options for hbase:// paths: {}", e.getMessage());
+        }
+    }
+
+    @Override
+    public String getScheme() {
+        return HBaseCheckpointPointer.SCHEME;
+    }
+
+    @Override
+    public FileSystem create(URI fsUri) {
+        if (fsUri.getAuthority() == null || fsUri.getAuthority().isEmpty()) {
+            throw new IllegalArgumentException(
+                    "HBase state path '" + fsUri + "' names no table: expected hbase://<table>/...");
+        }
+        return new HBaseStateFileSystem(
+                URI.create(HBaseCheckpointPointer.SCHEME + "://" + fsUri.getAuthority() + "/"));
+    }
+}

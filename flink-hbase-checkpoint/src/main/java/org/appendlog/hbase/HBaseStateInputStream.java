@@ -1,0 +1,116 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.core.fs.FSDataInputStream;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+
+/**
+ * Reads a chunked state stream back as one seekable stream, fetching one chunk at a time.
+ * Restores of keyed state seek to key-group offsets; a seek only moves the position, the chunk
+ * holding it is fetched on the next read.
+ */
+final class HBaseStateInputStream extends FSDataInputStream {
+
+    private final CheckpointTable table;
+    private final String streamKey;
+
+    private long position;
+    private CheckpointTable.Chunk chunk;
+    private boolean closed;
+
+    private HBaseStateInputStream(CheckpointTable table, String streamKey, CheckpointTable.Chunk first) {
+        this.table = table;
+        this.streamKey = streamKey;
+        this.chunk = first;
+    }
+
+    /**
+     * Opens a stream, failing if it has no rows: the storage keeps empty streams inline, so a
+     * stream without rows has been deleted.
+     */
+    static HBaseStateInputStream open(CheckpointTable table, String streamKey) throws IOException {
+        CheckpointTable.Chunk first = table.chunkAt(streamKey, 0);
+        if (first == null) {
+            throw new FileNotFoundException(
+                    "State stream "
+                            + HBaseCheckpointPointer.uri(table.name(), streamKey)
+                            + " has no rows in HBase (discarded, or its checkpoint never completed)");
+        }
+        return new HBaseStateInputStream(table, streamKey, first);
+    }
+
+    @Override
+    public void seek(long desired) throws IOException {
+        ensureOpen();
+        if (desired < 0) {
+            throw new IOException("Cannot seek to negative offset " + desired + " in " + uri());
+        }
+        position = desired;
+    }
+
+    @Override
+    public long getPos() {
+        return position;
+    }
+
+    @Override
+    public int read() throws IOException {
+        if (!loadChunkAtPosition()) {
+            return -1;
+        }
+        return chunk.bytes[(int) (position++ - chunk.offset)] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+        if (length == 0) {
+            return 0;
+        }
+        if (!loadChunkAtPosition()) {
+            return -1;
+        }
+        int start = (int) (position - chunk.offset);
+        int n = Math.min(length, chunk.bytes.length - start);
+        System.arraycopy(chunk.bytes, start, buffer, offset, n);
+        position += n;
+        return n;
+    }
+
+    @Override
+    public int available() {
+        return chunk != null && chunk.contains(position)
+                ? (int) (chunk.offset + chunk.bytes.length - position)
+                : 0;
+    }
+
+    /** Returns false at the end of the stream. */
+    private boolean loadChunkAtPosition() throws IOException {
+        ensureOpen();
+        if (chunk != null && chunk.contains(position)) {
+            return true;
+        }
+        try {
+            chunk = table.chunkAt(streamKey, position);
+        } catch (IOException e) {
+            throw new IOException("Could not read " + uri() + " at offset " + position, e);
+        }
+        return chunk != null;
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("Stream " + uri() + " is closed");
+        }
+    }
+
+    private String uri() {
+        return HBaseCheckpointPointer.uri(table.name(), streamKey);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        chunk = null;
+    }
+}

@@ -1,0 +1,136 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.runtime.state.CheckpointStorage;
+import org.apache.flink.runtime.state.CheckpointStorageLoader;
+
+import org.apache.flink.testutils.logging.LoggerAuditingExtension;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Selecting and configuring the storage; bad configuration fails naming what to fix. */
+class HBaseCheckpointStorageFactoryTest {
+
+    @RegisterExtension
+    final LoggerAuditingExtension factoryLog =
+            new LoggerAuditingExtension(HBaseCheckpointStorageFactory.class, Level.WARN);
+
+    private static Configuration valid() {
+        Configuration conf = new Configuration();
+        conf.set(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM, "zk1:2181,zk2:2181");
+        return conf;
+    }
+
+    private static HBaseStorageSettings settings(Configuration conf) {
+        return HBaseStorageSettings.fromConfig(conf);
+    }
+
+    @Test
+    void selectedByTheFactoryNameInTheConfiguration() throws Exception {
+        Configuration conf = valid();
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, HBaseCheckpointStorageFactory.class.getName());
+        CheckpointStorage storage =
+                CheckpointStorageLoader.fromConfig(conf, getClass().getClassLoader(), null).get();
+        assertThat(storage).isInstanceOf(HBaseCheckpointStorage.class);
+        assertThat(storage.toString()).contains("zk1:2181,zk2:2181").contains("flink_checkpoints");
+    }
+
+    @Test
+    void defaults() {
+        HBaseStorageSettings settings = settings(valid());
+        assertThat(settings.table).isEqualTo("flink_checkpoints");
+        assertThat(settings.columnFamily).isEqualTo("s");
+        assertThat(settings.durability).isEqualTo(WalDurability.SYNC_WAL);
+        assertThat(settings.chunkSize).isEqualTo(2 * 1024 * 1024);
+        assertThat(settings.writeBufferSize).isEqualTo(4 * 1024 * 1024);
+        assertThat(settings.saltBuckets).isEqualTo(16);
+        assertThat(settings.inlineThreshold).isEqualTo(20 * 1024);
+    }
+
+    @Test
+    void needsAQuorumOrASiteFile() {
+        assertThatThrownBy(() -> settings(new Configuration()))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM.key())
+                .hasMessageContaining(HBaseCheckpointStorageOptions.SITE_FILE.key());
+        Configuration siteOnly = new Configuration();
+        siteOnly.set(HBaseCheckpointStorageOptions.SITE_FILE, "/etc/hbase/conf/hbase-site.xml");
+        assertThat(settings(siteOnly).client).isNotNull();
+    }
+
+    @Test
+    void durabilityIsParsedByNameAndUnknownNamesAreRejected() {
+        Configuration conf = valid();
+        conf.setString(HBaseCheckpointStorageOptions.DURABILITY.key(), "async_wal");
+        assertThat(settings(conf).durability).isEqualTo(WalDurability.ASYNC_WAL);
+
+        conf.setString(HBaseCheckpointStorageOptions.DURABILITY.key(), "MAYBE_WAL");
+        assertThatThrownBy(() -> settings(conf))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'MAYBE_WAL'")
+                .hasMessageContaining(HBaseCheckpointStorageOptions.DURABILITY.key())
+                .hasMessageContaining("SYNC_WAL, FSYNC_WAL, ASYNC_WAL, SKIP_WAL");
+    }
+
+    @Test
+    void skipWalIsAcceptedWithAWarning() {
+        Configuration conf = valid();
+        conf.set(HBaseCheckpointStorageOptions.DURABILITY, WalDurability.SKIP_WAL);
+        HBaseCheckpointStorage storage =
+                new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+
+        assertThat(storage.toString()).contains("SKIP_WAL");
+        assertThat(factoryLog.getMessages())
+                .singleElement()
+                .asString()
+                .contains("SKIP_WAL")
+                .contains("flink_checkpoints");
+    }
+
+    @Test
+    void otherDurabilitiesDoNotWarn() {
+        Configuration conf = valid();
+        conf.set(HBaseCheckpointStorageOptions.DURABILITY, WalDurability.ASYNC_WAL);
+        new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+        assertThat(factoryLog.getMessages()).isEmpty();
+    }
+
+    @Test
+    void sizesAndCountsOutOfRangeAreRejected() {
+        Configuration inlineAboveChunk = valid();
+        inlineAboveChunk.set(HBaseCheckpointStorageOptions.CHUNK_SIZE, MemorySize.parse("1mb"));
+        inlineAboveChunk.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("2mb"));
+        assertThatThrownBy(() -> settings(inlineAboveChunk))
+                .hasMessageContaining(HBaseCheckpointStorageOptions.INLINE_THRESHOLD.key());
+
+        Configuration noSalt = valid();
+        noSalt.set(HBaseCheckpointStorageOptions.SALT_BUCKETS, 0);
+        assertThatThrownBy(() -> settings(noSalt))
+                .hasMessageContaining(HBaseCheckpointStorageOptions.SALT_BUCKETS.key());
+
+        Configuration namespaced = valid();
+        namespaced.set(HBaseCheckpointStorageOptions.TABLE, "ns:checkpoints");
+        assertThatThrownBy(() -> settings(namespaced))
+                .hasMessageContaining("ns:checkpoints")
+                .hasMessageContaining(HBaseCheckpointStorageOptions.TABLE.key());
+    }
+
+    @Test
+    void pointersRoundTrip() {
+        org.apache.flink.api.common.JobID job = new org.apache.flink.api.common.JobID();
+        String pointer = HBaseCheckpointPointer.of("t", job, 42).toString();
+        assertThat(pointer).isEqualTo("hbase://t/" + job + "/chk-42");
+        HBaseCheckpointPointer parsed = HBaseCheckpointPointer.parse(pointer + "/_metadata");
+        assertThat(parsed.table).isEqualTo("t");
+        assertThat(parsed.jobId).isEqualTo(job);
+        assertThat(parsed.checkpointId).isEqualTo(42);
+    }
+}

@@ -1,0 +1,314 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.state.CheckpointMetadataOutputStream;
+import org.apache.flink.runtime.state.CheckpointStateOutputStream;
+import org.apache.flink.runtime.state.CheckpointStorageAccess;
+import org.apache.flink.runtime.state.CheckpointStorageLocation;
+import org.apache.flink.runtime.state.CheckpointedStateScope;
+import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeOffsets;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
+
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.DataInputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The storage's streams, metadata and discards against a real HBase, without a Flink job. */
+class HBaseCheckpointStreamsITCase {
+
+    @RegisterExtension static final HBaseClusterExtension HBASE = new HBaseClusterExtension();
+
+    private static final String TABLE = "streams_it";
+    private static final int MB = 1024 * 1024;
+
+    private static Connection connection;
+
+    @BeforeAll
+    static void connect() throws IOException {
+        connection = HBASE.utility().getConnection();
+    }
+
+    private static HBaseCheckpointStorage storage(Configuration extra) {
+        Configuration conf = new Configuration();
+        conf.set(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM, HBASE.zookeeperQuorum());
+        conf.set(HBaseCheckpointStorageOptions.TABLE, TABLE);
+        conf.set(HBaseCheckpointStorageOptions.SALT_BUCKETS, 4);
+        conf.addAll(extra);
+        return new HBaseCheckpointStorageFactory()
+                .createFromConfig(conf, HBaseCheckpointStreamsITCase.class.getClassLoader());
+    }
+
+    private static CheckpointStorageAccess access(JobID job) throws IOException {
+        return access(storage(new Configuration()), job);
+    }
+
+    private static CheckpointStorageAccess access(HBaseCheckpointStorage storage, JobID job)
+            throws IOException {
+        CheckpointStorageAccess access = storage.createCheckpointStorage(job);
+        access.initializeBaseLocationsForCheckpoint();
+        return access;
+    }
+
+    private static byte[] randomBytes(int size, long seed) {
+        byte[] bytes = new byte[size];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    /** Writes in uneven pieces, as serializers do, so chunk boundaries fall mid-write. */
+    private static StreamStateHandle write(CheckpointStateOutputStream out, byte[] bytes)
+            throws IOException {
+        int offset = 0;
+        int piece = 1;
+        while (offset < bytes.length) {
+            if (piece == 1) {
+                out.write(bytes[offset++]);
+            } else {
+                int n = Math.min(piece, bytes.length - offset);
+                out.write(bytes, offset, n);
+                offset += n;
+            }
+            piece = piece * 7 % 100_003 + 1;
+        }
+        assertThat(out.getPos()).isEqualTo(bytes.length);
+        return out.closeAndGetHandle();
+    }
+
+    private static byte[] readAll(StreamStateHandle handle) throws IOException {
+        try (InputStream in = handle.openInputStream()) {
+            return in.readAllBytes();
+        }
+    }
+
+    @Test
+    void streamOver25MegabytesRoundTripsByteForByte() throws Exception {
+        JobID job = new JobID();
+        CheckpointStorageLocation location = access(job).initializeLocationForCheckpoint(1);
+        byte[] original = randomBytes(25 * MB, 42);
+
+        StreamStateHandle handle =
+                write(location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE), original);
+
+        assertThat(handle).isInstanceOf(FileStateHandle.class);
+        assertThat(handle.getStateSize()).isEqualTo(original.length);
+        assertThat(((FileStateHandle) handle).getFilePath().toString())
+                .startsWith("hbase://" + TABLE + "/" + job + "/chk-1/");
+        // 25 MB in the default 2 MB chunks: 13 cells, each far below HBase's 10 MB cell limit.
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(13);
+        assertThat(readAll(handle)).isEqualTo(original);
+
+        // Restores seek to key-group offsets: positions inside, at and across chunk borders.
+        try (FSDataInputStream in = handle.openInputStream()) {
+            for (long position : new long[] {20 * MB + 17, 2 * MB, 2 * MB - 3, 5, 25L * MB - 1}) {
+                in.seek(position);
+                byte[] actual = new byte[(int) Math.min(10, original.length - position)];
+                new DataInputStream(in).readFully(actual);
+                assertThat(actual)
+                        .as("bytes at %d", position)
+                        .isEqualTo(Arrays.copyOfRange(original, (int) position, (int) position + actual.length));
+            }
+            in.seek(original.length);
+            assertThat(in.read()).isEqualTo(-1);
+        }
+
+        handle.discardState();
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+    }
+
+    @Test
+    void tableIsPreSplitPerSaltBucketAndACheckpointsStreamsSpreadOverThem() throws Exception {
+        JobID job = new JobID();
+        CheckpointStorageLocation location = access(job).initializeLocationForCheckpoint(2);
+        for (int stream = 0; stream < 16; stream++) {
+            write(location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE), randomBytes(64 * 1024, stream));
+        }
+
+        TableName table = TableName.valueOf(TABLE);
+        assertThat(HBASE.utility().getAdmin().getRegions(table)).hasSize(4);
+        assertThat(HBASE.utility().getAdmin().getDescriptor(table).getColumnFamily(Bytes.toBytes("s")).getMaxVersions())
+                .isEqualTo(1);
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString()).stream()
+                        .map(row -> row.substring(0, row.indexOf('/')))
+                        .distinct())
+                .hasSizeGreaterThan(1)
+                .allMatch(salt -> salt.matches("0[0-3]"));
+    }
+
+    @Test
+    void streamsUpToTheInlineThresholdStayInTheMetadata() throws Exception {
+        JobID job = new JobID();
+        CheckpointStorageLocation location = access(job).initializeLocationForCheckpoint(3);
+        byte[] small = randomBytes(20 * 1024, 7);
+
+        StreamStateHandle handle =
+                write(location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE), small);
+
+        assertThat(handle).isInstanceOf(ByteStreamStateHandle.class);
+        assertThat(readAll(handle)).isEqualTo(small);
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+
+        StreamStateHandle justOver =
+                write(
+                        location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE),
+                        randomBytes(20 * 1024 + 1, 8));
+        assertThat(justOver).isInstanceOf(FileStateHandle.class);
+    }
+
+    @Test
+    void metadataRoundTripsThroughFlinksSerializerAndDiscardDeletesEveryRow() throws Exception {
+        JobID job = new JobID();
+        HBaseCheckpointStorage storage = storage(new Configuration());
+        CheckpointStorageLocation location = access(storage, job).initializeLocationForCheckpoint(5);
+        byte[] state = randomBytes(3 * MB, 5);
+        StreamStateHandle stream =
+                write(location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE), state);
+        KeyGroupsStateHandle keyed =
+                new KeyGroupsStateHandle(
+                        new KeyGroupRangeOffsets(KeyGroupRange.of(0, 1), new long[] {0, MB}), stream);
+        OperatorID operator = new OperatorID();
+        OperatorState operatorState = new OperatorState(operator, 1, 2);
+        operatorState.putState(
+                0, OperatorSubtaskState.builder().setManagedKeyedState(keyed).build());
+
+        String pointer;
+        try (CheckpointMetadataOutputStream out = location.createMetadataOutputStream()) {
+            Checkpoints.storeCheckpointMetadata(
+                    new CheckpointMetadata(5, Collections.singletonList(operatorState), Collections.emptyList()),
+                    out);
+            pointer = out.closeAndFinalizeCheckpoint().getExternalPointer();
+        }
+        assertThat(pointer).isEqualTo("hbase://" + TABLE + "/" + job + "/chk-5");
+
+        // As a job restoring from the pointer would: resolve it, read the metadata with Flink's
+        // own deserializer, then read the state through the handle that came out of it.
+        CompletedCheckpointStorageLocation resolved = storage.resolveCheckpoint(pointer);
+        CheckpointMetadata metadata;
+        try (DataInputStream in = new DataInputStream(resolved.getMetadataHandle().openInputStream())) {
+            metadata = Checkpoints.loadCheckpointMetadata(in, getClass().getClassLoader(), pointer);
+        }
+        KeyedStateHandle restored =
+                metadata.getOperatorStates().iterator().next().getState(0).getManagedKeyedState().iterator().next();
+        StreamStateHandle restoredStream = ((KeyGroupsStateHandle) restored).getDelegateStateHandle();
+        assertThat(restoredStream).isEqualTo(stream);
+        try (FSDataInputStream in = ((KeyGroupsStateHandle) restored).openInputStream()) {
+            in.seek(((KeyGroupsStateHandle) restored).getOffsetForKeyGroup(1));
+            byte[] keyGroupOne = new byte[MB];
+            new DataInputStream(in).readFully(keyGroupOne);
+            assertThat(keyGroupOne).isEqualTo(Arrays.copyOfRange(state, MB, 2 * MB));
+        }
+
+        // Discard as Flink's CompletedCheckpoint does: state first, then metadata and location.
+        restored.discardState();
+        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-5/"))
+                .allMatch(row -> row.contains("/_metadata/"));
+        resolved.disposeStorageLocation();
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+        assertThatThrownBy(() -> storage.resolveCheckpoint(pointer))
+                .isInstanceOf(FileNotFoundException.class)
+                .hasMessageContaining(pointer);
+    }
+
+    @Test
+    void abandonedStreamsAndFailedCheckpointsLeaveNoRowsButSharedStateStays() throws Exception {
+        JobID job = new JobID();
+        CheckpointStorageAccess access = access(job);
+        CheckpointStorageLocation location = access.initializeLocationForCheckpoint(9);
+
+        CheckpointStateOutputStream abandoned =
+                location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
+        abandoned.write(randomBytes(5 * MB, 1));
+        abandoned.close();
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+
+        StreamStateHandle exclusive =
+                write(location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE), randomBytes(MB, 2));
+        StreamStateHandle shared =
+                write(location.createCheckpointStateOutputStream(CheckpointedStateScope.SHARED), randomBytes(MB, 3));
+        StreamStateHandle taskOwned = write(access.createTaskOwnedStateStream(), randomBytes(MB, 4));
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(3);
+
+        location.disposeOnFailure();
+
+        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-9/")).isEmpty();
+        assertThat(readAll(shared)).isEqualTo(randomBytes(MB, 3));
+        assertThat(readAll(taskOwned)).isEqualTo(randomBytes(MB, 4));
+        assertThatThrownBy(() -> readAll(exclusive)).isInstanceOf(IOException.class);
+    }
+
+    @ParameterizedTest
+    @EnumSource(WalDurability.class)
+    void everyDurabilityWritesReadableChunks(WalDurability durability) throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(HBaseCheckpointStorageOptions.DURABILITY, durability);
+        conf.setString(HBaseCheckpointStorageOptions.CHUNK_SIZE.key(), "64kb");
+        JobID job = new JobID();
+        CheckpointStorageLocation location = access(storage(conf), job).initializeLocationForCheckpoint(1);
+        byte[] bytes = randomBytes(200 * 1024, durability.ordinal());
+
+        StreamStateHandle handle =
+                write(location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE), bytes);
+
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(4);
+        assertThat(readAll(handle)).isEqualTo(bytes);
+    }
+
+    @Test
+    void clusterConfigurationAloneMakesATablesPathsReadable() throws Exception {
+        Configuration cluster = new Configuration();
+        cluster.set(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM, HBASE.zookeeperQuorum());
+        cluster.set(HBaseCheckpointStorageOptions.TABLE, "configured_only");
+        org.apache.flink.core.fs.Path missing =
+                new org.apache.flink.core.fs.Path("hbase://configured_only/" + new JobID() + "/chk-1/x");
+
+        assertThatThrownBy(() -> missing.getFileSystem().open(missing))
+                .hasMessageContaining("No HBase checkpoint storage for table 'configured_only'");
+
+        // What Flink's FileSystem.initialize does with the cluster configuration at process start.
+        new HBaseStateFileSystemFactory().configure(cluster);
+        assertThatThrownBy(() -> missing.getFileSystem().open(missing))
+                .isInstanceOf(FileNotFoundException.class)
+                .hasMessageContaining(missing.toString());
+    }
+
+    @Test
+    void pointersOfAnotherTableOrMalformedOnesAreRejectedClearly() {
+        HBaseCheckpointStorage storage = storage(new Configuration());
+        String otherTable = "hbase://other_table/" + new JobID() + "/chk-3";
+        assertThatThrownBy(() -> storage.resolveCheckpoint(otherTable))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("'other_table'")
+                .hasMessageContaining(HBaseCheckpointStorageOptions.TABLE.key());
+        assertThatThrownBy(() -> storage.resolveCheckpoint("hbase://" + TABLE + "/not-a-job/chk-x"))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("hbase://<table>/<job-id>/chk-<n>");
+    }
+}
