@@ -64,13 +64,16 @@ class HBaseCheckpointStorageJobITCase {
      * with flink-statebackend-appendlog as a test dependency.
      */
     static Stream<String> stateBackends() {
-        return Stream.of("hashmap", "rocksdb");
+        return Stream.of(
+                "hashmap", "rocksdb", "org.appendlog.statebackend.AppendLogStateBackendFactory");
     }
 
     @BeforeEach
     void resetJobCounters() {
         CountingJob.reset();
     }
+
+    @TempDir static java.nio.file.Path appendLogDir;
 
     private static Configuration jobConfig(String backend) {
         Configuration conf = new Configuration();
@@ -82,6 +85,8 @@ class HBaseCheckpointStorageJobITCase {
         // some operator states stay inline: both kinds of handle are restored.
         conf.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("64b"));
         conf.set(StateBackendOptions.STATE_BACKEND, backend);
+        // Only the appendlog backend reads it: where its state log lives (checkpoints stay in HBase).
+        conf.setString("state.backend.appendlog.dir", appendLogDir.toUri().toString());
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
