@@ -35,9 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A retained (externalized) appendlog checkpoint restores in NO_CLAIM and in CLAIM mode with exact
- * counts. NO_CLAIM: the first checkpoint after the restore refers to no file of the restored
- * checkpoint, and the restored checkpoint stays intact. CLAIM: the job takes the checkpoint over,
- * builds its next checkpoint on the claimed segments and, once finished, frees them.
+ * counts, also rescaled (taken at parallelism 2, restored at 1 and at 3). NO_CLAIM: the first
+ * checkpoint after the restore refers to no file of the restored checkpoint, and the restored
+ * checkpoint stays intact. CLAIM: the job takes the checkpoint over, builds its next checkpoint on
+ * the claimed segments and, once finished, frees them.
  */
 class RestoreModeTest {
 
@@ -86,13 +87,13 @@ class RestoreModeTest {
         Configuration restoredConfig = new Configuration(config);
         restoredConfig.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 100);
 
-        // NO_CLAIM
+        // NO_CLAIM, at parallelism 1
         JobID noClaim =
                 CountingJobRuns.submitRestored(
                         client,
                         JOB,
                         restoredConfig,
-                        PARALLELISM,
+                        1,
                         SavepointRestoreSettings.forPath(
                                 retained.toUri().toString(), false, RestoreMode.NO_CLAIM));
         SnapshotMetadata afterNoClaim = firstCheckpointOf(client, noClaim);
@@ -116,13 +117,14 @@ class RestoreModeTest {
                 .as("files of the retained checkpoint after the NO_CLAIM job finished")
                 .allMatch(f -> Files.exists(Paths.get(f)));
 
-        // CLAIM, from the same checkpoint, which NO_CLAIM left intact
+        // CLAIM, at parallelism 3 (subtasks share claimed segments), from the same checkpoint,
+        // which NO_CLAIM left intact
         JobID claim =
                 CountingJobRuns.submitRestored(
                         client,
                         JOB,
                         restoredConfig,
-                        PARALLELISM,
+                        3,
                         SavepointRestoreSettings.forPath(
                                 retained.toUri().toString(), false, RestoreMode.CLAIM));
         SnapshotMetadata afterClaim = firstCheckpointOf(client, claim);
