@@ -43,7 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RestoreModeTest {
 
     private static final int PARALLELISM = 2;
-    private static final CountingJob JOB = new CountingJob(16_000, 4_000);
+    private static final CountingJob JOB = new CountingJob(20_000, 4_000);
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
