@@ -27,19 +27,16 @@ public final class TimerFormat {
         DataOutputSerializer out = new DataOutputSerializer(64);
         for (LoggedTimers timers : queues) {
             TypeSerializer serializer = timers.elementSerializer();
-            int countPosition = out.length();
-            out.writeInt(0);
             int count = 0;
+            for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
+                count += timers.queue().getSubsetForKeyGroup(kg).size();
+            }
+            out.writeInt(count);
             for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
                 for (Object element : timers.queue().getSubsetForKeyGroup(kg)) {
                     serializer.serialize(element, out);
-                    count++;
                 }
             }
-            int end = out.length();
-            out.setPosition(countPosition);
-            out.writeInt(count);
-            out.setPosition(end);
         }
         return out.getCopyOfBuffer();
     }
