@@ -37,10 +37,12 @@ import javax.annotation.Nonnull;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -185,17 +187,35 @@ public final class AppendLogSnapshotStrategy<K> {
         Capture capture =
                 new Capture(checkpointId, new BatchBuilder(checkpointId, keyGroupRange, names));
         TypeSerializer<Object> keys = (TypeSerializer<Object>) keySerializer;
-        for (EntryRef entry : tracker.drain()) {
+        Map<Integer, Capture.Serializers> deferring = new HashMap<>();
+        for (Map.Entry<EntryRef, Object> dirty : tracker.drain().entrySet()) {
+            EntryRef entry = dirty.getKey();
             StateTable<K, Object, Object> table = states.get(entry.stateId()).table();
-            Object value =
-                    table.getMapForKeyGroup(entry.keyGroup())
-                            .get((K) entry.key(), entry.namespace());
-            capture.add(
-                    entry,
-                    keys,
-                    table.getNamespaceSerializer(),
-                    table.getStateSerializer(),
-                    value);
+            Object value = dirty.getValue();
+            if (value == ChangeTracker.LOOK_UP) {
+                value =
+                        table.getMapForKeyGroup(entry.keyGroup())
+                                .get((K) entry.key(), entry.namespace());
+            }
+            if (value != null && table.getStateSerializer().isImmutableType()) {
+                capture.defer(
+                        entry,
+                        value,
+                        deferring.computeIfAbsent(
+                                entry.stateId(),
+                                id ->
+                                        new Capture.Serializers(
+                                                keys,
+                                                table.getNamespaceSerializer(),
+                                                table.getStateSerializer())));
+            } else {
+                capture.add(
+                        entry,
+                        keys,
+                        table.getNamespaceSerializer(),
+                        table.getStateSerializer(),
+                        value);
+            }
         }
         return capture;
     }
@@ -239,6 +259,9 @@ public final class AppendLogSnapshotStrategy<K> {
                                 toWrite.add(c);
                             }
                         }
+                    }
+                    for (Capture c : toWrite) {
+                        c.materialize();
                     }
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
                     if (batch.recordCount() > 0) {

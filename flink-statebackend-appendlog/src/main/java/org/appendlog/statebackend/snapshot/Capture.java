@@ -14,8 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The dirty entries of one synchronous phase, serialized as log records (values as of the
- * barrier). It is kept until a checkpoint that contains it completes, so that a failed or late
+ * The dirty entries of one synchronous phase, as log records holding the values as of the
+ * barrier. Values of immutable types are kept as references and serialized in the asynchronous
+ * phase ({@link #materialize}): the object cannot change after the barrier, and the task thread
+ * is spared the serialization. Mutable values are serialized at once. It is kept until a checkpoint that contains it completes, so that a failed or late
  * checkpoint never loses changes: the next batch simply carries it again.
  */
 final class Capture {
@@ -23,6 +25,7 @@ final class Capture {
     final long checkpointId;
     final BatchBuilder records;
     private final List<EntryRef> entries = new ArrayList<>();
+    private final List<Deferred> deferred = new ArrayList<>();
     private final DataOutputSerializer keyScratch = new DataOutputSerializer(64);
     private final DataOutputSerializer valueScratch = new DataOutputSerializer(256);
     /** Encoded length per entry; negative for a tombstone. */
@@ -31,6 +34,47 @@ final class Capture {
     Capture(long checkpointId, BatchBuilder records) {
         this.checkpointId = checkpointId;
         this.records = records;
+    }
+
+    /** Serializers for records encoded off the task thread: duplicates, not shared. */
+    static final class Serializers {
+        final TypeSerializer<Object> key;
+        final TypeSerializer<Object> namespace;
+        final TypeSerializer<Object> value;
+
+        Serializers(
+                TypeSerializer<Object> key,
+                TypeSerializer<Object> namespace,
+                TypeSerializer<Object> value) {
+            this.key = key.duplicate();
+            this.namespace = namespace.duplicate();
+            this.value = value.duplicate();
+        }
+    }
+
+    private static final class Deferred {
+        final EntryRef entry;
+        final Object value;
+        final Serializers serializers;
+
+        Deferred(EntryRef entry, Object value, Serializers serializers) {
+            this.entry = entry;
+            this.value = value;
+            this.serializers = serializers;
+        }
+    }
+
+    /** Records {@code entry} with an immutable {@code value}, to be encoded by {@link #materialize}. */
+    void defer(EntryRef entry, Object value, Serializers serializers) {
+        deferred.add(new Deferred(entry, value, serializers));
+    }
+
+    /** Encodes the deferred records; every reader of {@link #records} calls this first. */
+    synchronized void materialize() throws IOException {
+        for (Deferred d : deferred) {
+            add(d.entry, d.serializers.key, d.serializers.namespace, d.serializers.value, d.value);
+        }
+        deferred.clear();
     }
 
     /** Encodes {@code entry} with {@code value}, or a tombstone if the value is null. */
@@ -88,6 +132,6 @@ final class Capture {
     }
 
     boolean isEmpty() {
-        return entries.isEmpty();
+        return entries.isEmpty() && deferred.isEmpty();
     }
 }

@@ -35,6 +35,11 @@ abstract class TrackedKvState<K, N, V, S extends InternalKvState<K, N, V>>
         tracker.markCurrentKey(stateId, namespace);
     }
 
+    /** Marks the current entry with its new value, which must be of an immutable type. */
+    protected final void markDirtyWithValue(Object immutableValue) {
+        tracker.markCurrentKey(stateId, currentNamespace, immutableValue);
+    }
+
     @Override
     public void setCurrentNamespace(N namespace) {
         delegate.setCurrentNamespace(namespace);
