@@ -32,14 +32,14 @@ public final class WordCountJob {
         return Tuple2.of("w" + Math.floorMod(h >>> 17, words), i * millisPerEvent);
     }
 
-    /** Word events from a replayable, rate-limited generator with ascending timestamps. */
+    /** Word events from a replayable generator with ascending timestamps; {@code perSecond <= 0}: no limit. */
     public static DataStream<Tuple2<String, Long>> words(
             StreamExecutionEnvironment env, long count, int words, long millisPerEvent, double perSecond) {
         DataGeneratorSource<Tuple2<String, Long>> source =
                 new DataGeneratorSource<>(
                         i -> event(i, words, millisPerEvent),
                         count,
-                        RateLimiterStrategy.perSecond(perSecond),
+                        perSecond > 0 ? RateLimiterStrategy.perSecond(perSecond) : RateLimiterStrategy.noOp(),
                         Types.TUPLE(Types.STRING, Types.LONG));
         return env.fromSource(
                         source,

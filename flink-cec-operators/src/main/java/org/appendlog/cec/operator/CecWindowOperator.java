@@ -9,7 +9,6 @@ import org.appendlog.cec.log.LogWriter;
 import org.appendlog.cec.log.PersistedStream;
 import org.appendlog.cec.log.SegmentHeader;
 
-import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -65,8 +64,6 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private static final long serialVersionUID = 1L;
 
     static final String STATE_NAME = "cec-log-position";
-    public static final String RECOVERY_MILLIS_ACCUMULATOR = "cec-recovery-millis";
-    public static final String RECOVERY_RECORDS_ACCUMULATOR = "cec-recovery-records-scanned";
 
     private final WindowAssigner<? super IN, W> assigner;
     private final long countSize;
@@ -95,6 +92,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient Counter lateRecordsDropped;
     private transient Counter openTuples;
     private transient Counter checkTuples;
+    private transient Counter barrierCheckTuples;
     private transient Counter resultTuples;
     private transient long recoveryMillis;
     private transient long recoveryRecordsScanned;
@@ -211,9 +209,6 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                 options.indexIntervalBytes());
         recoveryMillis = (System.nanoTime() - start) / 1_000_000;
         recoveryRecordsScanned = recovery.recordsScanned();
-        getRuntimeContext().addAccumulator(RECOVERY_MILLIS_ACCUMULATOR, new LongCounter(recoveryMillis));
-        getRuntimeContext()
-                .addAccumulator(RECOVERY_RECORDS_ACCUMULATOR, new LongCounter(recoveryRecordsScanned));
         LOG.info(
                 "CEC operator '{}' restored {} open windows from {} at {}: scanned {} records ({} bytes) in {} ms",
                 getOperatorName(), windows.size(), directory, position.end, recovery.recordsScanned(),
@@ -228,6 +223,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         lateRecordsDropped = getMetricGroup().counter("numLateRecordsDropped");
         openTuples = getMetricGroup().counter("cecOpenTuples");
         checkTuples = getMetricGroup().counter("cecCheckTuples");
+        barrierCheckTuples = getMetricGroup().counter("cecBarrierCheckTuples");
         resultTuples = getMetricGroup().counter("cecResultTuples");
         getMetricGroup().gauge("cecOpenWindows", () -> windows.size());
         getMetricGroup().gauge("cecBytesPersisted", () -> log == null ? 0L : log.bytesWritten());
@@ -399,7 +395,9 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
         // CHECKs go out before the barrier, so downstream sees them on the checkpoint's side.
-        checkpointWindows(footprints.allChanged());
+        List<OpenWindow<K, W, ACC>> changed = footprints.allChanged();
+        checkpointWindows(changed);
+        barrierCheckTuples.inc(changed.size());
         log.sync();
         pendingCommits.put(
                 checkpointId,
