@@ -40,6 +40,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Reading a persisted stream back with {@link CecLogSource} from a timestamp. */
 class CecLogSourceTest {
@@ -111,6 +112,29 @@ class CecLogSourceTest {
                 lastTs - 1500, lastTs, lastTs + 1}) {
             List<String> expected = all.stream().filter(r -> timestampOf(r) >= from).sorted().collect(Collectors.toList());
             assertThat(read(path, type, from)).as("records from t=%d", from).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void aFreshStartRefusesADirectoryThatHoldsACommittedStream() throws Exception {
+        String path = new File(tmp, "reused").toURI().toString();
+        for (int run = 0; run < 2; run++) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(1);
+            env.enableCheckpointing(100);
+            env.setRestartStrategy(org.apache.flink.api.common.restartstrategy.RestartStrategies.noRestart());
+            WordCountJob.cecCounts(
+                            WordCountJob.words(env, 2_000, 5, 5, 0),
+                            WordCountJob.windows(Duration.ofSeconds(2), Duration.ofSeconds(1)),
+                            CecOptions.builder(path).build())
+                    .addSink(new DiscardingSink<>());
+            if (run == 0) {
+                env.execute("first");
+            } else {
+                assertThatThrownBy(() -> env.execute("second"))
+                        .hasStackTraceContaining("already holds a committed stream")
+                        .hasStackTraceContaining("subtask-0000");
+            }
         }
     }
 

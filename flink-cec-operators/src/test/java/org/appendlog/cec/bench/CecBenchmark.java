@@ -55,10 +55,10 @@ import java.util.stream.Stream;
  * <p>Arguments ({@code --name value}, all optional):
  *
  * <pre>
- *   --events 400000          input events (event time advances 1 ms per event)
+ *   --events 2000000         input events (event time advances 1 ms per event)
  *   --words 5000             distinct words (keys)
- *   --window-size-s 120      sliding window size, event-time seconds
- *   --window-slide-s 30      sliding window slide, event-time seconds
+ *   --window-size-s 600      sliding window size, event-time seconds
+ *   --window-slide-s 150     sliding window slide, event-time seconds
  *   --checkpoint-ms 1000     Flink checkpoint interval
  *   --periods-ms 0,100,500   CEC T values (0 = CHECKs only at barriers)
  *   --thresholds-ms 200,1000 CEC H values
@@ -89,7 +89,7 @@ public final class CecBenchmark {
 
     private CecBenchmark(Map<String, String> args) {
         this.args = args;
-        this.events = Long.parseLong(args.getOrDefault("events", "400000"));
+        this.events = Long.parseLong(args.getOrDefault("events", "2000000"));
         this.words = Integer.parseInt(args.getOrDefault("words", "5000"));
         this.parallelism = Integer.parseInt(args.getOrDefault("parallelism", "2"));
         this.checkpointMillis = Long.parseLong(args.getOrDefault("checkpoint-ms", "1000"));
@@ -141,8 +141,8 @@ public final class CecBenchmark {
 
     private WindowAssigner<Object, TimeWindow> windows() {
         return WordCountJob.windows(
-                Duration.ofSeconds(Long.parseLong(args.getOrDefault("window-size-s", "120"))),
-                Duration.ofSeconds(Long.parseLong(args.getOrDefault("window-slide-s", "30"))));
+                Duration.ofSeconds(Long.parseLong(args.getOrDefault("window-size-s", "600"))),
+                Duration.ofSeconds(Long.parseLong(args.getOrDefault("window-slide-s", "150"))));
     }
 
     private StreamExecutionEnvironment env(String backend) throws IOException {
@@ -293,7 +293,7 @@ public final class CecBenchmark {
         System.out.printf(
                 "%nCEC benchmark: %,d events, %,d words, sliding %s s / %s s event-time windows, parallelism %d, "
                         + "Flink checkpoint every %d ms, one failure after %s of the input%n%n",
-                events, words, args.getOrDefault("window-size-s", "120"), args.getOrDefault("window-slide-s", "30"),
+                events, words, args.getOrDefault("window-size-s", "600"), args.getOrDefault("window-slide-s", "150"),
                 parallelism, checkpointMillis, args.getOrDefault("fail-at", "0.7"));
         for (String[] row : all) {
             StringBuilder line = new StringBuilder("| ");
