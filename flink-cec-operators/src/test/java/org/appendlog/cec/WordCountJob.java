@@ -32,12 +32,28 @@ public final class WordCountJob {
         return Tuple2.of("w" + Math.floorMod(h >>> 17, words), i * millisPerEvent);
     }
 
+    /**
+     * The i-th word event with log-uniformly skewed words: word k has frequency about 1/k, so a
+     * few words are hot and most are rare (their windows change seldom).
+     */
+    public static Tuple2<String, Long> skewedEvent(long i, int words, long millisPerEvent) {
+        double u = ((i * 0x9E3779B97F4A7C15L) >>> 11) * 0x1.0p-53;
+        return Tuple2.of("w" + ((long) Math.pow(words, u) - 1), i * millisPerEvent);
+    }
+
     /** Word events from a replayable generator with ascending timestamps; {@code perSecond <= 0}: no limit. */
     public static DataStream<Tuple2<String, Long>> words(
             StreamExecutionEnvironment env, long count, int words, long millisPerEvent, double perSecond) {
+        return words(env, count, words, millisPerEvent, perSecond, false);
+    }
+
+    /** As above; {@code skewed} draws words with {@link #skewedEvent}. */
+    public static DataStream<Tuple2<String, Long>> words(
+            StreamExecutionEnvironment env, long count, int words, long millisPerEvent, double perSecond,
+            boolean skewed) {
         DataGeneratorSource<Tuple2<String, Long>> source =
                 new DataGeneratorSource<>(
-                        i -> event(i, words, millisPerEvent),
+                        i -> skewed ? skewedEvent(i, words, millisPerEvent) : event(i, words, millisPerEvent),
                         count,
                         perSecond > 0 ? RateLimiterStrategy.perSecond(perSecond) : RateLimiterStrategy.noOp(),
                         Types.TUPLE(Types.STRING, Types.LONG));
