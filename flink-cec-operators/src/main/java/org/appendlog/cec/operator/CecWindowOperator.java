@@ -18,6 +18,8 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -93,6 +95,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient Counter openTuples;
     private transient Counter checkTuples;
     private transient Counter barrierCheckTuples;
+    private transient Histogram barrierMillis;
     private transient Counter resultTuples;
     private transient long recoveryMillis;
     private transient long recoveryRecordsScanned;
@@ -224,6 +227,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         openTuples = getMetricGroup().counter("cecOpenTuples");
         checkTuples = getMetricGroup().counter("cecCheckTuples");
         barrierCheckTuples = getMetricGroup().counter("cecBarrierCheckTuples");
+        barrierMillis = getMetricGroup().histogram("cecBarrierMillis", new DescriptiveStatisticsHistogram(1000));
         resultTuples = getMetricGroup().counter("cecResultTuples");
         getMetricGroup().gauge("cecOpenWindows", () -> windows.size());
         getMetricGroup().gauge("cecBytesPersisted", () -> log == null ? 0L : log.bytesWritten());
@@ -394,6 +398,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
+        long start = System.nanoTime();
         // CHECKs go out before the barrier, so downstream sees them on the checkpoint's side.
         List<OpenWindow<K, W, ACC>> changed = footprints.allChanged();
         checkpointWindows(changed);
@@ -409,6 +414,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                         windows.size(),
                         streamTime,
                         watermark));
+        barrierMillis.update((System.nanoTime() - start) / 1_000_000);
     }
 
     @Override
