@@ -53,16 +53,15 @@ public final class PersistedStream {
     }
 
     /**
-     * Records {@code end} as the committed end of the subtask's stream as of {@code checkpointId}.
-     * Written to a temporary file and renamed, so a reader never sees a torn marker.
+     * Records the marker's position as the committed end of the subtask's stream. Written to a
+     * temporary file and renamed, so a reader never sees a torn marker.
      */
-    public static void commit(FileSystem fs, Path directory, long checkpointId, LogPosition end)
-            throws IOException {
-        String name = String.format("%s%020d", COMMIT_PREFIX, checkpointId);
+    public static void commit(FileSystem fs, Path directory, CommitMarker marker) throws IOException {
+        String name = String.format("%s%020d", COMMIT_PREFIX, marker.checkpointId());
         Path tmp = new Path(directory, "." + name + ".inprogress");
         try (FSDataOutputStream raw = fs.create(tmp, FileSystem.WriteMode.OVERWRITE);
                 DataOutputStream out = new DataOutputStream(raw)) {
-            end.write(out);
+            marker.write(out);
             out.flush();
             raw.sync();
         }
@@ -77,7 +76,7 @@ public final class PersistedStream {
         for (int i = 0; i < commits.size() - COMMITS_KEPT; i++) {
             fs.delete(commits.get(i), false);
         }
-        LOG.debug("Committed CEC stream {} at {} for checkpoint {}", directory, end, checkpointId);
+        LOG.debug("Committed CEC stream {}: {}", directory, marker);
     }
 
     private static List<Path> commitMarkers(FileSystem fs, Path directory) throws IOException {
@@ -95,15 +94,20 @@ public final class PersistedStream {
         return commits;
     }
 
-    /** The end of the subtask's stream as of its latest commit, if it committed anything. */
-    public static Optional<LogPosition> committedEnd(FileSystem fs, Path directory) throws IOException {
+    /** The subtask's latest commit marker, if it committed anything. */
+    public static Optional<CommitMarker> latestCommit(FileSystem fs, Path directory) throws IOException {
         List<Path> commits = commitMarkers(fs, directory);
         if (commits.isEmpty()) {
             return Optional.empty();
         }
         try (DataInputStream in = new DataInputStream(fs.open(commits.get(commits.size() - 1)))) {
-            return Optional.of(LogPosition.read(in));
+            return Optional.of(CommitMarker.read(in));
         }
+    }
+
+    /** The end of the subtask's stream as of its latest commit, if it committed anything. */
+    public static Optional<LogPosition> committedEnd(FileSystem fs, Path directory) throws IOException {
+        return latestCommit(fs, directory).map(CommitMarker::end);
     }
 
     /** The segment extents that make up the stream ending at {@code end}, oldest first. */

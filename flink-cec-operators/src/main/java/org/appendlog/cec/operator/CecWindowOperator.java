@@ -1,13 +1,13 @@
 package org.appendlog.cec.operator;
 
+import org.appendlog.cec.api.CecConfigOptions;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecRecordSerializer;
-import org.appendlog.cec.log.LogPosition;
+import org.appendlog.cec.log.CommitMarker;
 import org.appendlog.cec.log.LogWriter;
 import org.appendlog.cec.log.PersistedStream;
-import org.appendlog.cec.log.SegmentHeader;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.ListState;
@@ -23,6 +23,7 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
@@ -36,6 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -110,6 +112,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
             AggregateFunction<IN, ACC, OUT> aggregate,
             CecRecordSerializer<K, W, ACC, OUT> serializer,
             CecOptions options) {
+        setChainingStrategy(ChainingStrategy.ALWAYS);
         this.assigner = assigner;
         this.countSize = countSize;
         this.aggregate = aggregate;
@@ -173,12 +176,20 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     }
 
     private void startNewStream() throws IOException {
-        if (PersistedStream.committedEnd(fs, directory).isPresent()) {
-            throw new IllegalStateException(
-                    "CEC log directory " + directory + " already holds a committed stream, but the operator '"
-                            + getOperatorName() + "' starts without restored state. Give '"
-                            + org.appendlog.cec.api.CecConfigOptions.LOG_PATH.key()
-                            + "' an empty directory or restore the job from its checkpoint.");
+        Optional<CommitMarker> earlier = PersistedStream.latestCommit(fs, directory);
+        if (earlier.isPresent()) {
+            if (!earlier.get().jobId().equals(jobId())) {
+                throw new IllegalStateException(
+                        "CEC log directory " + directory + " already holds a committed stream (" + earlier.get()
+                                + "), but the operator '" + getOperatorName() + "' of job " + jobId()
+                                + " starts without restored state. Give '" + CecConfigOptions.LOG_PATH.key()
+                                + "' an empty directory or restore the job from its checkpoint.");
+            }
+            // The same job restarted without a checkpoint to restore: its sources start over too. The new
+            // chain's commits carry later checkpoint ids, so they supersede the earlier ones for readers.
+            LOG.warn(
+                    "CEC operator '{}' restarts without restored state although {} holds {}; starting a new chain",
+                    getOperatorName(), directory, earlier.get());
         }
         fs.mkdirs(directory);
         log = new LogWriter(
@@ -206,9 +217,8 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         streamTime = position.streamTime;
         watermark = position.watermark;
         // A new segment that links back to the checkpointed end: the old attempt's tail is cut off.
-        long sequence = SegmentHeader.read(fs, new Path(directory, position.end.segment())).sequence() + 1;
         log = new LogWriter(
-                fs, directory, subtaskIndex(), sequence, position.end, options.segmentBytes(),
+                fs, directory, subtaskIndex(), position.segmentSequence + 1, position.end, options.segmentBytes(),
                 options.indexIntervalBytes());
         recoveryMillis = (System.nanoTime() - start) / 1_000_000;
         recoveryRecordsScanned = recovery.recordsScanned();
@@ -216,6 +226,10 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                 "CEC operator '{}' restored {} open windows from {} at {}: scanned {} records ({} bytes) in {} ms",
                 getOperatorName(), windows.size(), directory, position.end, recovery.recordsScanned(),
                 recovery.bytesRead(), recoveryMillis);
+    }
+
+    private String jobId() {
+        return getRuntimeContext().getJobInfo().getJobId().toString();
     }
 
     private int subtaskIndex() {
@@ -435,7 +449,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         CheckpointedPosition position = pendingCommits.get(checkpointId);
         pendingCommits.headMap(checkpointId, true).clear();
         if (position != null) {
-            PersistedStream.commit(fs, directory, checkpointId, position.end);
+            PersistedStream.commit(fs, directory, new CommitMarker(checkpointId, position.end, jobId()));
         }
     }
 
@@ -451,7 +465,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         log.sync();
         if (!getRuntimeContext().isCheckpointingEnabled()) {
             // Without checkpoints nothing else commits the stream; it is complete at end of input.
-            PersistedStream.commit(fs, directory, Long.MAX_VALUE, log.position());
+            PersistedStream.commit(fs, directory, new CommitMarker(Long.MAX_VALUE, log.position(), jobId()));
         }
     }
 

@@ -125,9 +125,11 @@ public final class CecBenchmark {
         cluster.start();
         List<String[]> rows = new ArrayList<>();
         try {
-            // Warm up the JIT on both operators so the first measured row is not penalized.
-            runCec(100, 1000, 1000, false);
-            runWindowOperator("hashmap", false);
+            if (!args.getOrDefault("warm-up", "true").equals("false")) {
+                // Warm up the JIT on both operators so the first measured row is not penalized.
+                runCec(100, 1000, 1000, false);
+                runWindowOperator("hashmap", false);
+            }
             for (String t : args.getOrDefault("periods-ms", "0,100,500").split(",")) {
                 for (String h : args.getOrDefault("thresholds-ms", "200,1000").split(",")) {
                     rows.add(cecRow(Long.parseLong(t), Long.parseLong(h)));
@@ -137,7 +139,9 @@ public final class CecBenchmark {
                 }
             }
             for (String backend : args.getOrDefault("baselines", "hashmap").split(",")) {
-                rows.add(windowOperatorRow(backend));
+                if (!backend.isBlank()) {
+                    rows.add(windowOperatorRow(backend));
+                }
             }
         } finally {
             cluster.close();

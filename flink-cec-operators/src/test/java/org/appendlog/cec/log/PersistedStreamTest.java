@@ -138,9 +138,10 @@ class PersistedStreamTest {
         Path dir = new Path(tmp.toURI());
         assertThat(PersistedStream.committedEnd(fs, dir)).isEmpty();
         for (long cp = 1; cp <= 5; cp++) {
-            PersistedStream.commit(fs, dir, cp, new LogPosition("seg", cp * 10));
+            PersistedStream.commit(fs, dir, new CommitMarker(cp, new LogPosition("seg", cp * 10), "job"));
         }
         assertThat(PersistedStream.committedEnd(fs, dir)).contains(new LogPosition("seg", 50));
+        assertThat(PersistedStream.latestCommit(fs, dir).orElseThrow().checkpointId()).isEqualTo(5);
         assertThat(new File(tmp.getPath()).list((d, n) -> n.startsWith("commit-"))).hasSize(3);
     }
 
