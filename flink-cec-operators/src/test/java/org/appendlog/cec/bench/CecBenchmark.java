@@ -73,6 +73,7 @@ import java.util.stream.Stream;
  *   --fail-at 0.7            fraction of the input after which one failure is injected
  *   --parallelism 2
  *   --dir /tmp/cec-bench     scratch directory for logs and checkpoints (a sub-directory per run)
+ *   --warm-up true           one unmeasured run of each operator first
  * </pre>
  */
 public final class CecBenchmark {
