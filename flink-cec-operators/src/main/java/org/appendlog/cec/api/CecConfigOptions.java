@@ -1,0 +1,62 @@
+package org.appendlog.cec.api;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+import java.time.Duration;
+
+/** Configuration keys of the CEC window operators; {@link CecOptions} holds their values. */
+public final class CecConfigOptions {
+
+    private CecConfigOptions() {}
+
+    public static final ConfigOption<String> LOG_PATH =
+            ConfigOptions.key("cec.log.path")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Directory (any Flink file system URI, e.g. hdfs:///cec/wordcount or "
+                                    + "file:///tmp/cec/wordcount) that holds this operator's persisted output "
+                                    + "stream. One directory per operator; required.");
+
+    public static final ConfigOption<Duration> POLICY_PERIOD =
+            ConfigOptions.key("cec.policy.period")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(1))
+                    .withDescription(
+                            "CEC period T: how often the operator looks for slow windows and emits CHECK "
+                                    + "tuples for them between Flink checkpoints. 0 turns continuous checkpointing "
+                                    + "off (CHECK tuples are then written only at checkpoint barriers).");
+
+    public static final ConfigOption<Duration> POLICY_SLOW_THRESHOLD =
+            ConfigOptions.key("cec.policy.slow-threshold")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .withDescription(
+                            "CEC threshold H: a window is slow, and gets a CHECK tuple in the next shot, when it "
+                                    + "changed since its last footprint and that footprint is at least H old. Fast "
+                                    + "windows close before H and need no CHECK.");
+
+    public static final ConfigOption<Integer> POLICY_MAX_WINDOWS_PER_SHOT =
+            ConfigOptions.key("cec.policy.max-windows-per-shot")
+                    .intType()
+                    .defaultValue(1000)
+                    .withDescription(
+                            "CEC bound M: at most this many CHECK tuples per period, oldest footprints first, "
+                                    + "so that checkpoint work is spread over time.");
+
+    public static final ConfigOption<MemorySize> LOG_SEGMENT_SIZE =
+            ConfigOptions.key("cec.log.segment-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64mb"))
+                    .withDescription("A log segment file is closed and a new one started at this size.");
+
+    public static final ConfigOption<MemorySize> LOG_INDEX_INTERVAL =
+            ConfigOptions.key("cec.log.index-interval")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64kb"))
+                    .withDescription(
+                            "Bytes of log between two entries of the sparse time index; smaller means faster "
+                                    + "seeks by timestamp and a larger index.");
+}

@@ -1,0 +1,138 @@
+package org.appendlog.cec.api;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.fs.Path;
+
+import java.io.Serializable;
+import java.time.Duration;
+
+/**
+ * Options of one CEC window operator. Only the log path is required; the CEC policy defaults
+ * (T = 1 s, H = 10 s, M = 1000) need no tuning for ordinary jobs. See {@link CecConfigOptions}.
+ */
+public final class CecOptions implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String logPath;
+    private final long periodMillis;
+    private final long slowThresholdMillis;
+    private final int maxWindowsPerShot;
+    private final long segmentBytes;
+    private final long indexIntervalBytes;
+
+    private CecOptions(ReadableConfig config) {
+        this.logPath =
+                config.getOptional(CecConfigOptions.LOG_PATH)
+                        .orElseThrow(
+                                () -> new IllegalArgumentException(
+                                        "CEC window operator needs '" + CecConfigOptions.LOG_PATH.key()
+                                                + "': the directory of its persisted output stream"));
+        this.periodMillis = nonNegative(CecConfigOptions.POLICY_PERIOD, config.get(CecConfigOptions.POLICY_PERIOD));
+        this.slowThresholdMillis =
+                nonNegative(CecConfigOptions.POLICY_SLOW_THRESHOLD, config.get(CecConfigOptions.POLICY_SLOW_THRESHOLD));
+        this.maxWindowsPerShot = config.get(CecConfigOptions.POLICY_MAX_WINDOWS_PER_SHOT);
+        if (maxWindowsPerShot < 1) {
+            throw bad(CecConfigOptions.POLICY_MAX_WINDOWS_PER_SHOT, maxWindowsPerShot, "must be at least 1");
+        }
+        this.segmentBytes = config.get(CecConfigOptions.LOG_SEGMENT_SIZE).getBytes();
+        if (segmentBytes < 1024) {
+            throw bad(CecConfigOptions.LOG_SEGMENT_SIZE, segmentBytes + " bytes", "must be at least 1kb");
+        }
+        this.indexIntervalBytes = config.get(CecConfigOptions.LOG_INDEX_INTERVAL).getBytes();
+        if (indexIntervalBytes < 1) {
+            throw bad(CecConfigOptions.LOG_INDEX_INTERVAL, indexIntervalBytes + " bytes", "must be positive");
+        }
+        try {
+            new Path(logPath).toUri();
+        } catch (IllegalArgumentException e) {
+            throw bad(CecConfigOptions.LOG_PATH, logPath, "is not a valid path or URI: " + e.getMessage());
+        }
+    }
+
+    /** Options read from a configuration that holds at least {@code cec.log.path}. */
+    public static CecOptions fromConfiguration(ReadableConfig config) {
+        return new CecOptions(config);
+    }
+
+    /** Starts options for a stream persisted under {@code logPath}, all else at defaults. */
+    public static Builder builder(String logPath) {
+        return new Builder().set(CecConfigOptions.LOG_PATH, logPath);
+    }
+
+    private static long nonNegative(ConfigOption<Duration> option, Duration value) {
+        if (value.isNegative()) {
+            throw bad(option, value, "must not be negative");
+        }
+        return value.toMillis();
+    }
+
+    private static IllegalArgumentException bad(ConfigOption<?> option, Object value, String why) {
+        return new IllegalArgumentException(
+                "Invalid value '" + value + "' for '" + option.key() + "': " + why);
+    }
+
+    public Path logPath() {
+        return new Path(logPath);
+    }
+
+    /** T in milliseconds; 0 means no checkpointing between barriers. */
+    public long periodMillis() {
+        return periodMillis;
+    }
+
+    /** H in milliseconds. */
+    public long slowThresholdMillis() {
+        return slowThresholdMillis;
+    }
+
+    /** M. */
+    public int maxWindowsPerShot() {
+        return maxWindowsPerShot;
+    }
+
+    public long segmentBytes() {
+        return segmentBytes;
+    }
+
+    public long indexIntervalBytes() {
+        return indexIntervalBytes;
+    }
+
+    @Override
+    public String toString() {
+        return "CecOptions{logPath=" + logPath + ", T=" + periodMillis + "ms, H=" + slowThresholdMillis
+                + "ms, M=" + maxWindowsPerShot + ", segmentBytes=" + segmentBytes + ", indexIntervalBytes="
+                + indexIntervalBytes + "}";
+    }
+
+    /** Builds {@link CecOptions}; every setter maps to one {@link CecConfigOptions} key. */
+    public static final class Builder {
+        private final Configuration config = new Configuration();
+
+        private Builder() {}
+
+        public <T> Builder set(ConfigOption<T> option, T value) {
+            config.set(option, value);
+            return this;
+        }
+
+        public Builder period(Duration t) {
+            return set(CecConfigOptions.POLICY_PERIOD, t);
+        }
+
+        public Builder slowThreshold(Duration h) {
+            return set(CecConfigOptions.POLICY_SLOW_THRESHOLD, h);
+        }
+
+        public Builder maxWindowsPerShot(int m) {
+            return set(CecConfigOptions.POLICY_MAX_WINDOWS_PER_SHOT, m);
+        }
+
+        public CecOptions build() {
+            return new CecOptions(config);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package org.appendlog.cec.api;
+
+import org.appendlog.cec.operator.CecWindowOperator;
+
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.typeutils.TypeExtractor;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
+import org.apache.flink.streaming.api.windowing.windows.Window;
+
+/** A keyed stream with a CEC window assigner, waiting for its aggregate function. */
+public final class CecWindowedStream<T, K, W extends Window> {
+
+    private final KeyedStream<T, K> input;
+    private final WindowAssigner<? super T, W> assigner;
+    private final long countSize;
+
+    CecWindowedStream(KeyedStream<T, K> input, WindowAssigner<? super T, W> assigner, long countSize) {
+        this.input = input;
+        this.assigner = assigner;
+        this.countSize = countSize;
+    }
+
+    /**
+     * Aggregates each window incrementally and emits the CEC stream of OPEN, CHECK and RESULT
+     * tuples, persisted under {@code options.logPath()}. Accumulator and result types are
+     * extracted from the function.
+     */
+    public <ACC, OUT> SingleOutputStreamOperator<CecRecord<K, W, ACC, OUT>> aggregate(
+            AggregateFunction<T, ACC, OUT> function, CecOptions options) {
+        TypeInformation<ACC> accType =
+                TypeExtractor.getAggregateFunctionAccumulatorType(
+                        function, input.getType(), "CecWindows.aggregate", false);
+        TypeInformation<OUT> outType =
+                TypeExtractor.getAggregateFunctionReturnType(function, input.getType(), "CecWindows.aggregate", false);
+        return aggregate(function, accType, outType, options);
+    }
+
+    /** As {@link #aggregate(AggregateFunction, CecOptions)} with explicit types. */
+    public <ACC, OUT> SingleOutputStreamOperator<CecRecord<K, W, ACC, OUT>> aggregate(
+            AggregateFunction<T, ACC, OUT> function,
+            TypeInformation<ACC> accumulatorType,
+            TypeInformation<OUT> resultType,
+            CecOptions options) {
+        CecRecordTypeInfo<K, W, ACC, OUT> type =
+                new CecRecordTypeInfo<>(
+                        input.getKeyType(),
+                        assigner.getWindowSerializer(input.getExecutionConfig()),
+                        accumulatorType,
+                        resultType);
+        CecRecordSerializer<K, W, ACC, OUT> serializer =
+                (CecRecordSerializer<K, W, ACC, OUT>)
+                        type.createSerializer(input.getExecutionConfig().getSerializerConfig());
+        String name =
+                "CecWindow(" + assigner + (countSize > 0 ? ", count " + countSize : "") + ", "
+                        + function.getClass().getSimpleName() + ")";
+        return input.transform(
+                name,
+                type,
+                new CecWindowOperator<K, T, ACC, OUT, W>(assigner, countSize, function, serializer, options));
+    }
+}

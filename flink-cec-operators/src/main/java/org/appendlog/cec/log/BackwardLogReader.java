@@ -1,0 +1,111 @@
+package org.appendlog.cec.log;
+
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+import javax.annotation.Nullable;
+
+import java.io.Closeable;
+import java.io.IOException;
+
+/**
+ * Reads a stream backwards from a position, newest record first, following the segments' back
+ * links (see {@link SegmentHeader}). Reads in chunks so that a recovery scan that stops early
+ * reads only the tail it needs.
+ */
+public final class BackwardLogReader implements Closeable {
+
+    private static final int CHUNK_BYTES = 1 << 20;
+
+    private final FileSystem fs;
+    private final Path directory;
+
+    private Path segment;
+    private FSDataInputStream in;
+    private long floor;
+    private long pos;
+    @Nullable private LogPosition predecessorEnd;
+    private byte[] buffer = new byte[0];
+    private long bufferStart;
+    private int bufferLength;
+    private long bytesRead;
+
+    public BackwardLogReader(FileSystem fs, Path directory, LogPosition from) throws IOException {
+        this.fs = fs;
+        this.directory = directory;
+        openSegment(from);
+    }
+
+    private void openSegment(LogPosition end) throws IOException {
+        segment = new Path(directory, end.segment());
+        SegmentHeader header = SegmentHeader.read(fs, segment);
+        if (end.offset() < header.length()) {
+            throw new IOException(
+                    "CEC log position " + end + " lies inside the header of segment " + segment);
+        }
+        in = fs.open(segment);
+        floor = header.length();
+        pos = end.offset();
+        predecessorEnd = header.predecessorEnd();
+        bufferLength = 0;
+    }
+
+    /** The next older record, or null when the start of the stream is reached. */
+    @Nullable
+    public LogRecord previous() throws IOException {
+        while (pos == floor) {
+            if (predecessorEnd == null) {
+                return null;
+            }
+            in.close();
+            openSegment(predecessorEnd);
+        }
+        ensure(pos - 4, pos);
+        int len = LogRecord.getInt(buffer, (int) (pos - 4 - bufferStart));
+        long start = pos - len - 12;
+        if (len < 8 || start < floor) {
+            throw new IOException(
+                    "Corrupt CEC log record in " + segment + " ending at offset " + pos
+                            + ": trailer length " + len + " reaches before the first record at " + floor);
+        }
+        ensure(start, pos);
+        LogRecord record = LogRecord.decode(buffer, (int) (start - bufferStart), start, segment.toString());
+        pos = start;
+        return record;
+    }
+
+    /** Bytes read from the file system so far. */
+    public long bytesRead() {
+        return bytesRead;
+    }
+
+    private void ensure(long from, long to) throws IOException {
+        if (from >= bufferStart && to <= bufferStart + bufferLength) {
+            return;
+        }
+        long start = Math.max(floor, to - Math.max(CHUNK_BYTES, to - from));
+        int length = (int) (to - start);
+        if (buffer.length < length) {
+            buffer = new byte[length];
+        }
+        in.seek(start);
+        int done = 0;
+        while (done < length) {
+            int r = in.read(buffer, done, length - done);
+            if (r < 0) {
+                throw new IOException(
+                        "CEC log segment " + segment + " ends before offset " + to + " (truncated file)");
+            }
+            done += r;
+        }
+        bufferStart = start;
+        bufferLength = length;
+        bytesRead += length;
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}

@@ -1,0 +1,58 @@
+package org.appendlog.cec.log;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.Objects;
+
+/** A byte position in one subtask's persisted stream: a segment file name and an offset in it. */
+public final class LogPosition implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String segment;
+    private final long offset;
+
+    public LogPosition(String segment, long offset) {
+        this.segment = Objects.requireNonNull(segment);
+        this.offset = offset;
+    }
+
+    /** File name of the segment, relative to the subtask's log directory. */
+    public String segment() {
+        return segment;
+    }
+
+    public long offset() {
+        return offset;
+    }
+
+    public void write(DataOutput out) throws IOException {
+        out.writeUTF(segment);
+        out.writeLong(offset);
+    }
+
+    public static LogPosition read(DataInput in) throws IOException {
+        return new LogPosition(in.readUTF(), in.readLong());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof LogPosition)) {
+            return false;
+        }
+        LogPosition that = (LogPosition) o;
+        return offset == that.offset && segment.equals(that.segment);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(segment, offset);
+    }
+
+    @Override
+    public String toString() {
+        return segment + "@" + offset;
+    }
+}

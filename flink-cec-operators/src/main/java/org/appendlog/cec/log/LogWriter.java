@@ -1,0 +1,146 @@
+package org.appendlog.cec.log;
+
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.UUID;
+
+/**
+ * Appends records to one subtask's persisted stream. Every segment this writer creates is new and
+ * written only by it (name: {@code seg-<sequence>-<random>.log}); a later attempt never appends to
+ * it, because Flink file systems cannot reopen a closed file for append. Segments roll at a size
+ * threshold. {@link #sync()} makes everything appended so far durable; the operator calls it at
+ * every checkpoint barrier, so every checkpointed position lies in durable bytes.
+ */
+public final class LogWriter implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LogWriter.class);
+    private static final int BUFFER_BYTES = 64 * 1024;
+
+    private final FileSystem fs;
+    private final Path directory;
+    private final int subtask;
+    private final long segmentBytes;
+    private final long indexIntervalBytes;
+
+    private long sequence;
+    private Path segmentPath;
+    private FSDataOutputStream segmentRaw;
+    private BufferedOutputStream segmentOut;
+    private FSDataOutputStream indexOut;
+    private long offset;
+    private long offsetAtLastIndexEntry;
+    private boolean segmentHasRecords;
+    private long bytesWritten;
+    private byte[] frame = new byte[256];
+    private final byte[] indexEntry = new byte[TimeIndex.ENTRY_BYTES];
+
+    /**
+     * Opens a new segment that continues the stream after {@code predecessorEnd} (null for a new
+     * stream), numbered {@code firstSequence}.
+     */
+    public LogWriter(
+            FileSystem fs,
+            Path directory,
+            int subtask,
+            long firstSequence,
+            @Nullable LogPosition predecessorEnd,
+            long segmentBytes,
+            long indexIntervalBytes)
+            throws IOException {
+        this.fs = fs;
+        this.directory = directory;
+        this.subtask = subtask;
+        this.segmentBytes = segmentBytes;
+        this.indexIntervalBytes = indexIntervalBytes;
+        this.sequence = firstSequence;
+        openSegment(predecessorEnd);
+    }
+
+    private void openSegment(@Nullable LogPosition predecessorEnd) throws IOException {
+        String name = String.format("seg-%010d-%s.log", sequence, UUID.randomUUID().toString().substring(0, 8));
+        segmentPath = new Path(directory, name);
+        segmentRaw = fs.create(segmentPath, FileSystem.WriteMode.NO_OVERWRITE);
+        segmentOut = new BufferedOutputStream(segmentRaw, BUFFER_BYTES);
+        indexOut = fs.create(TimeIndex.indexFileOf(segmentPath), FileSystem.WriteMode.NO_OVERWRITE);
+        byte[] header = SegmentHeader.encode(subtask, sequence, predecessorEnd);
+        segmentOut.write(header);
+        offset = header.length;
+        bytesWritten += header.length;
+        segmentHasRecords = false;
+        LOG.info("Opened CEC log segment {} (subtask {}, continues after {})", segmentPath, subtask, predecessorEnd);
+    }
+
+    /** Appends one record whose payload is {@code payload[0, length)}. */
+    public void append(long timestamp, byte[] payload, int length) throws IOException {
+        int frameLength = LogRecord.FRAME_OVERHEAD + length;
+        if (segmentHasRecords && offset + frameLength > segmentBytes) {
+            roll();
+        }
+        if (!segmentHasRecords || offset - offsetAtLastIndexEntry >= indexIntervalBytes) {
+            TimeIndex.encode(timestamp, offset, indexEntry);
+            indexOut.write(indexEntry);
+            offsetAtLastIndexEntry = offset;
+        }
+        if (frame.length < frameLength) {
+            frame = new byte[Math.max(frameLength, frame.length * 2)];
+        }
+        LogRecord.encode(timestamp, payload, length, frame);
+        segmentOut.write(frame, 0, frameLength);
+        offset += frameLength;
+        bytesWritten += frameLength;
+        segmentHasRecords = true;
+    }
+
+    private void roll() throws IOException {
+        LogPosition end = position();
+        closeSegment();
+        sequence++;
+        openSegment(end);
+    }
+
+    /** The position right after the last appended record. */
+    public LogPosition position() {
+        return new LogPosition(segmentPath.getName(), offset);
+    }
+
+    public long sequence() {
+        return sequence;
+    }
+
+    /** Bytes appended by this writer, headers included. */
+    public long bytesWritten() {
+        return bytesWritten;
+    }
+
+    /** Flushes and syncs the segment and its index. */
+    public void sync() throws IOException {
+        segmentOut.flush();
+        segmentRaw.sync();
+        indexOut.flush();
+        indexOut.sync();
+    }
+
+    private void closeSegment() throws IOException {
+        sync();
+        segmentOut.close();
+        indexOut.close();
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (segmentOut != null) {
+            closeSegment();
+            segmentOut = null;
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package org.appendlog.cec.log;
+
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+import javax.annotation.Nullable;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+
+/**
+ * The header at the start of every segment file. Besides identifying the segment it names the
+ * segment that precedes it in the stream and how many bytes of that predecessor are valid. This
+ * back link is what makes one writer per file possible: after a restore the new attempt starts a
+ * new segment whose back link stops at the checkpointed position, so the tail that the failed
+ * attempt wrote after the checkpoint is left behind, never read, and never rewritten.
+ *
+ * <p>Layout: magic (int), header length (int), format version (int), subtask (int), sequence
+ * number (long), predecessor valid length (long), predecessor name (UTF, empty for the first
+ * segment).
+ */
+public final class SegmentHeader {
+
+    static final int MAGIC = 0x4345434C; // "CECL"
+    static final int VERSION = 1;
+
+    private final int subtask;
+    private final long sequence;
+    @Nullable private final LogPosition predecessorEnd;
+    private final int length;
+
+    SegmentHeader(int subtask, long sequence, @Nullable LogPosition predecessorEnd, int length) {
+        this.subtask = subtask;
+        this.sequence = sequence;
+        this.predecessorEnd = predecessorEnd;
+        this.length = length;
+    }
+
+    public int subtask() {
+        return subtask;
+    }
+
+    public long sequence() {
+        return sequence;
+    }
+
+    /** End of the valid part of the preceding segment, or null for the first segment. */
+    @Nullable
+    public LogPosition predecessorEnd() {
+        return predecessorEnd;
+    }
+
+    /** Offset of the first record in the segment. */
+    public int length() {
+        return length;
+    }
+
+    static byte[] encode(int subtask, long sequence, @Nullable LogPosition predecessorEnd) throws IOException {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(body);
+        out.writeInt(VERSION);
+        out.writeInt(subtask);
+        out.writeLong(sequence);
+        out.writeLong(predecessorEnd == null ? -1L : predecessorEnd.offset());
+        out.writeUTF(predecessorEnd == null ? "" : predecessorEnd.segment());
+        out.flush();
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        DataOutputStream framed = new DataOutputStream(all);
+        framed.writeInt(MAGIC);
+        framed.writeInt(8 + body.size());
+        body.writeTo(framed);
+        framed.flush();
+        return all.toByteArray();
+    }
+
+    public static SegmentHeader read(FileSystem fs, Path segment) throws IOException {
+        try (FSDataInputStream raw = fs.open(segment);
+                DataInputStream in = new DataInputStream(raw)) {
+            int magic = in.readInt();
+            if (magic != MAGIC) {
+                throw new IOException(
+                        String.format("%s is not a CEC log segment (magic 0x%08X at offset 0)", segment, magic));
+            }
+            int length = in.readInt();
+            int version = in.readInt();
+            if (version != VERSION) {
+                throw new IOException(
+                        "CEC log segment " + segment + " has format version " + version
+                                + ", this reader understands version " + VERSION);
+            }
+            int subtask = in.readInt();
+            long sequence = in.readLong();
+            long predecessorLength = in.readLong();
+            String predecessor = in.readUTF();
+            return new SegmentHeader(
+                    subtask,
+                    sequence,
+                    predecessor.isEmpty() ? null : new LogPosition(predecessor, predecessorLength),
+                    length);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package org.appendlog.cec.log;
+
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * The sparse time index of one segment: a side file of fixed 16-byte entries (timestamp, offset),
+ * one for the first record of the segment and then one whenever at least {@code
+ * cec.log.index-interval} bytes were appended since the previous entry. Timestamps never decrease
+ * along a stream, so the last entry before a timestamp bounds where reading from it must start.
+ * Entries pointing beyond the segment's valid length (a tail left by a failed attempt) and a torn
+ * last entry are ignored.
+ */
+public final class TimeIndex {
+
+    static final int ENTRY_BYTES = 16;
+
+    private final long[] timestamps;
+    private final long[] offsets;
+
+    private TimeIndex(long[] timestamps, long[] offsets) {
+        this.timestamps = timestamps;
+        this.offsets = offsets;
+    }
+
+    static Path indexFileOf(Path segment) {
+        return new Path(segment.getParent(), segment.getName() + ".idx");
+    }
+
+    static void encode(long timestamp, long offset, byte[] entry) {
+        LogRecord.putLong(entry, 0, timestamp);
+        LogRecord.putLong(entry, 8, offset);
+    }
+
+    public static TimeIndex read(FileSystem fs, Path segment, long validLength) throws IOException {
+        Path file = indexFileOf(segment);
+        if (!fs.exists(file)) {
+            return new TimeIndex(new long[0], new long[0]);
+        }
+        byte[] bytes;
+        try (FSDataInputStream in = fs.open(file)) {
+            bytes = in.readAllBytes();
+        }
+        int n = bytes.length / ENTRY_BYTES;
+        long[] ts = new long[n];
+        long[] off = new long[n];
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            long offset = LogRecord.getLong(bytes, i * ENTRY_BYTES + 8);
+            if (offset >= validLength) {
+                break;
+            }
+            ts[kept] = LogRecord.getLong(bytes, i * ENTRY_BYTES);
+            off[kept] = offset;
+            kept++;
+        }
+        return new TimeIndex(Arrays.copyOf(ts, kept), Arrays.copyOf(off, kept));
+    }
+
+    public boolean isEmpty() {
+        return timestamps.length == 0;
+    }
+
+    /** Timestamp of the segment's first record; only valid if not {@link #isEmpty()}. */
+    public long firstTimestamp() {
+        return timestamps[0];
+    }
+
+    /**
+     * Offset from which a forward scan finds every record with timestamp at or after {@code
+     * timestamp}: the last indexed record strictly before it, or the first record.
+     */
+    public long seekOffset(long timestamp, long firstRecordOffset) {
+        long result = firstRecordOffset;
+        for (int i = 0; i < timestamps.length && timestamps[i] < timestamp; i++) {
+            result = offsets[i];
+        }
+        return result;
+    }
+
+    public int size() {
+        return timestamps.length;
+    }
+}

@@ -1,0 +1,482 @@
+package org.appendlog.cec.operator;
+
+import org.appendlog.cec.api.CecConfigOptions;
+import org.appendlog.cec.api.CecOptions;
+import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecRecordKind;
+import org.appendlog.cec.api.CecRecordSerializer;
+import org.appendlog.cec.log.CommitMarker;
+import org.appendlog.cec.log.LogWriter;
+import org.appendlog.cec.log.PersistedStream;
+
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.ChainingStrategy;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
+import org.apache.flink.streaming.api.windowing.windows.Window;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A keyed window operator with Continuous Eventual Checkpointing. Window state lives on the heap,
+ * one accumulator per (key, window), and never in Flink state. Every tuple the operator emits
+ * (OPEN, CHECK, RESULT) is first appended to the subtask's persisted stream and then forwarded.
+ *
+ * <ul>
+ *   <li>Every period T the operator writes a CHECK for up to M slow windows (changed since a
+ *       footprint that is at least H old), so checkpoint work is spread over time.
+ *   <li>Before a checkpoint barrier it writes a CHECK for every window changed since its last
+ *       footprint and syncs the log; Flink state then receives only the log position and the
+ *       number of open windows.
+ *   <li>On restore it scans the log backwards from that position ({@link WindowRecovery}),
+ *       rebuilds the open windows, and continues the stream in a new segment that links back to
+ *       exactly that position, which cuts off whatever the failed attempt wrote after it.
+ * </ul>
+ *
+ * <p>Time windows fire at their end (event or processing time, no allowed lateness, as Flink's
+ * default triggers); count windows fire and purge at their size. Late records are dropped and
+ * counted in {@code numLateRecordsDropped}.
+ */
+public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
+        extends AbstractStreamOperator<CecRecord<K, W, ACC, OUT>>
+        implements OneInputStreamOperator<IN, CecRecord<K, W, ACC, OUT>> {
+
+    private static final long serialVersionUID = 1L;
+
+    static final String STATE_NAME = "cec-log-position";
+
+    private final WindowAssigner<? super IN, W> assigner;
+    private final long countSize;
+    private final AggregateFunction<IN, ACC, OUT> aggregate;
+    private final CecRecordSerializer<K, W, ACC, OUT> serializer;
+    private final CecOptions options;
+
+    private transient Map<OpenWindow.Id<K, W>, OpenWindow<K, W, ACC>> windows;
+    private transient TreeSet<OpenWindow<?, ?, ?>> byEnd;
+    private transient FootprintTracker footprints;
+    private transient WindowAssigner.WindowAssignerContext assignerContext;
+    private transient long creations;
+    private transient long streamTime;
+    private transient long watermark;
+    private transient long windowTimer;
+
+    private transient FileSystem fs;
+    private transient Path directory;
+    private transient LogWriter log;
+    private transient ListState<byte[]> positionState;
+    private transient NavigableMap<Long, CheckpointedPosition> pendingCommits;
+    private transient DataOutputSerializer payload;
+    private transient StreamRecord<CecRecord<K, W, ACC, OUT>> reuse;
+    private transient TypeSerializer<ACC> accumulatorSerializer;
+
+    private transient Counter lateRecordsDropped;
+    private transient Counter openTuples;
+    private transient Counter checkTuples;
+    private transient Counter barrierCheckTuples;
+    private transient Histogram barrierMillis;
+    private transient Counter resultTuples;
+    private transient long recoveryMillis;
+    private transient long recoveryRecordsScanned;
+
+    /**
+     * @param countSize the size of a count window (with {@code GlobalWindows}), or 0 for time
+     *     windows
+     */
+    public CecWindowOperator(
+            WindowAssigner<? super IN, W> assigner,
+            long countSize,
+            AggregateFunction<IN, ACC, OUT> aggregate,
+            CecRecordSerializer<K, W, ACC, OUT> serializer,
+            CecOptions options) {
+        setChainingStrategy(ChainingStrategy.ALWAYS);
+        this.assigner = assigner;
+        this.countSize = countSize;
+        this.aggregate = aggregate;
+        this.serializer = serializer;
+        this.options = options;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        windows = new HashMap<>();
+        byEnd = new TreeSet<>(OpenWindow.BY_END);
+        footprints = new FootprintTracker();
+        pendingCommits = new TreeMap<>();
+        payload = new DataOutputSerializer(256);
+        reuse = new StreamRecord<>(null);
+        accumulatorSerializer = serializer.getAccumulatorSerializer();
+        streamTime = Long.MIN_VALUE;
+        watermark = Long.MIN_VALUE;
+        windowTimer = Long.MAX_VALUE;
+        assignerContext =
+                new WindowAssigner.WindowAssignerContext() {
+                    @Override
+                    public long getCurrentProcessingTime() {
+                        return getProcessingTimeService().getCurrentProcessingTime();
+                    }
+                };
+        registerMetrics();
+
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        fs = options.logPath().getFileSystem();
+        directory = PersistedStream.subtaskDirectory(options.logPath(), subtask);
+        positionState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+
+        CheckpointedPosition restored = null;
+        if (context.isRestored()) {
+            for (byte[] bytes : positionState.get()) {
+                CheckpointedPosition position = CheckpointedPosition.fromBytes(bytes);
+                if (position.parallelism != parallelism) {
+                    throw new IllegalStateException(
+                            "CEC window operator '" + getOperatorName() + "' was checkpointed with parallelism "
+                                    + position.parallelism + " and cannot be restored with parallelism " + parallelism
+                                    + ": its windows live in per-subtask logs under " + options.logPath()
+                                    + ". Restore it with parallelism " + position.parallelism + ".");
+                }
+                if (position.subtask == subtask) {
+                    restored = position;
+                }
+            }
+        }
+        if (restored != null) {
+            restore(restored);
+        } else {
+            startNewStream();
+        }
+    }
+
+    private void startNewStream() throws IOException {
+        Optional<CommitMarker> earlier = PersistedStream.latestCommit(fs, directory);
+        if (earlier.isPresent()) {
+            if (!earlier.get().jobId().equals(jobId())) {
+                throw new IllegalStateException(
+                        "CEC log directory " + directory + " already holds a committed stream (" + earlier.get()
+                                + "), but the operator '" + getOperatorName() + "' of job " + jobId()
+                                + " starts without restored state. Give '" + CecConfigOptions.LOG_PATH.key()
+                                + "' an empty directory or restore the job from its checkpoint.");
+            }
+            // The same job restarted without a checkpoint to restore: its sources start over too. The new
+            // chain's commits carry later checkpoint ids, so they supersede the earlier ones for readers.
+            LOG.warn(
+                    "CEC operator '{}' restarts without restored state although {} holds {}; starting a new chain",
+                    getOperatorName(), directory, earlier.get());
+        }
+        fs.mkdirs(directory);
+        log = new LogWriter(
+                fs, directory, subtaskIndex(), 0L, null, options.segmentBytes(), options.indexIntervalBytes());
+    }
+
+    private void restore(CheckpointedPosition position) throws Exception {
+        long start = System.nanoTime();
+        WindowRecovery<K, W, ACC, OUT> recovery =
+                WindowRecovery.scan(fs, directory, position.end, position.openWindows, serializer);
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        for (CecRecord<K, W, ACC, OUT> footprint : recovery.footprints()) {
+            ACC acc =
+                    footprint.getKind() == CecRecordKind.CHECK
+                            ? footprint.getAccumulator()
+                            : aggregate.createAccumulator();
+            OpenWindow<K, W, ACC> window =
+                    new OpenWindow<>(footprint.getKey(), footprint.getWindow(), creations++, acc, footprint.getCount());
+            windows.put(window.id(), window);
+            if (countSize == 0) {
+                byEnd.add(window);
+            }
+            footprints.footprinted(window, now);
+        }
+        streamTime = position.streamTime;
+        watermark = position.watermark;
+        // A new segment that links back to the checkpointed end: the old attempt's tail is cut off.
+        log = new LogWriter(
+                fs, directory, subtaskIndex(), position.segmentSequence + 1, position.end, options.segmentBytes(),
+                options.indexIntervalBytes());
+        recoveryMillis = (System.nanoTime() - start) / 1_000_000;
+        recoveryRecordsScanned = recovery.recordsScanned();
+        LOG.info(
+                "CEC operator '{}' restored {} open windows from {} at {}: scanned {} records ({} bytes) in {} ms",
+                getOperatorName(), windows.size(), directory, position.end, recovery.recordsScanned(),
+                recovery.bytesRead(), recoveryMillis);
+    }
+
+    private String jobId() {
+        return getRuntimeContext().getJobInfo().getJobId().toString();
+    }
+
+    private int subtaskIndex() {
+        return getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    }
+
+    private void registerMetrics() {
+        lateRecordsDropped = getMetricGroup().counter("numLateRecordsDropped");
+        openTuples = getMetricGroup().counter("cecOpenTuples");
+        checkTuples = getMetricGroup().counter("cecCheckTuples");
+        barrierCheckTuples = getMetricGroup().counter("cecBarrierCheckTuples");
+        barrierMillis = getMetricGroup().histogram("cecBarrierMillis", new DescriptiveStatisticsHistogram(1000));
+        resultTuples = getMetricGroup().counter("cecResultTuples");
+        getMetricGroup().gauge("cecOpenWindows", () -> windows.size());
+        getMetricGroup().gauge("cecBytesPersisted", () -> log == null ? 0L : log.bytesWritten());
+        getMetricGroup().gauge("cecRecoveryMillis", () -> recoveryMillis);
+        getMetricGroup().gauge("cecRecoveryRecordsScanned", () -> recoveryRecordsScanned);
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        if (options.periodMillis() > 0) {
+            schedulePolicy();
+        }
+        scheduleWindowTimer();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Elements and time
+    // ---------------------------------------------------------------------------------------------
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void processElement(StreamRecord<IN> element) throws Exception {
+        K key = (K) getCurrentKey();
+        IN value = element.getValue();
+        Collection<W> assigned = assigner.assignWindows(value, element.getTimestamp(), assignerContext);
+        boolean skipped = true;
+        for (W w : assigned) {
+            if (isLate(w)) {
+                continue;
+            }
+            skipped = false;
+            OpenWindow<K, W, ACC> window = windows.get(new OpenWindow.Id<>(key, w));
+            if (window == null) {
+                window = openWindow(key, w);
+            }
+            window.accumulator = aggregate.add(value, window.accumulator);
+            window.count++;
+            footprints.changed(window);
+            if (countSize > 0 && window.count >= countSize) {
+                fire(window, now());
+            }
+        }
+        if (skipped && assigner.isEventTime() && element.getTimestamp() <= watermark) {
+            lateRecordsDropped.inc();
+        }
+        scheduleWindowTimer();
+    }
+
+    private boolean isLate(W window) {
+        return assigner.isEventTime() && window.maxTimestamp() <= watermark;
+    }
+
+    private OpenWindow<K, W, ACC> openWindow(K key, W w) throws IOException {
+        OpenWindow<K, W, ACC> window = new OpenWindow<>(key, w, creations++, aggregate.createAccumulator(), 0);
+        windows.put(window.id(), window);
+        if (countSize == 0) {
+            byEnd.add(window);
+        }
+        // The OPEN tuple is the footprint of the empty window, written before the element is added.
+        emit(CecRecord.open(key, w, stamp(operatorTime()), windows.size()));
+        openTuples.inc();
+        footprints.footprinted(window, now());
+        return window;
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        if (assigner.isEventTime()) {
+            watermark = Math.max(watermark, mark.getTimestamp());
+            fireUpTo(watermark);
+        }
+        super.processWatermark(mark);
+    }
+
+    private void fireUpTo(long time) throws IOException {
+        long now = now();
+        while (!byEnd.isEmpty() && byEnd.first().window.maxTimestamp() <= time) {
+            @SuppressWarnings("unchecked")
+            OpenWindow<K, W, ACC> window = (OpenWindow<K, W, ACC>) byEnd.first();
+            fire(window, now);
+        }
+    }
+
+    private void fire(OpenWindow<K, W, ACC> window, long now) throws IOException {
+        windows.remove(window.id());
+        byEnd.remove(window);
+        footprints.closed(window);
+        long candidate = countSize > 0 ? operatorTime() : window.window.maxTimestamp();
+        emit(CecRecord.result(
+                window.key, window.window, stamp(candidate), windows.size(), window.count,
+                aggregate.getResult(window.accumulator)));
+        resultTuples.inc();
+    }
+
+    private void scheduleWindowTimer() {
+        if (assigner.isEventTime() || byEnd.isEmpty()) {
+            return;
+        }
+        long next = byEnd.first().window.maxTimestamp();
+        if (next < windowTimer) {
+            windowTimer = next;
+            getProcessingTimeService().registerTimer(next, this::onWindowTimer);
+        }
+    }
+
+    private void onWindowTimer(long time) throws Exception {
+        if (time != windowTimer) {
+            return; // superseded by an earlier timer that already fired these windows
+        }
+        windowTimer = Long.MAX_VALUE;
+        fireUpTo(time);
+        scheduleWindowTimer();
+    }
+
+    private void schedulePolicy() {
+        getProcessingTimeService().registerTimer(now() + options.periodMillis(), this::onPolicyTimer);
+    }
+
+    private void onPolicyTimer(long time) throws Exception {
+        List<OpenWindow<K, W, ACC>> slow =
+                footprints.slow(time, options.slowThresholdMillis(), options.maxWindowsPerShot());
+        checkpointWindows(slow);
+        schedulePolicy();
+    }
+
+    private void checkpointWindows(List<OpenWindow<K, W, ACC>> toCheck) throws IOException {
+        if (toCheck.isEmpty()) {
+            return;
+        }
+        long t = stamp(operatorTime());
+        long now = now();
+        for (OpenWindow<K, W, ACC> window : toCheck) {
+            emit(CecRecord.check(
+                    window.key, window.window, t, windows.size(), window.count,
+                    accumulatorSerializer.copy(window.accumulator)));
+            footprints.footprinted(window, now);
+        }
+        checkTuples.inc(toCheck.size());
+    }
+
+    /** Appends the tuple to the persisted stream, then forwards it. */
+    private void emit(CecRecord<K, W, ACC, OUT> record) throws IOException {
+        payload.clear();
+        serializer.serialize(record, payload);
+        log.append(record.getTimestamp(), payload.getSharedBuffer(), payload.length());
+        output.collect(reuse.replace(record, record.getTimestamp()));
+    }
+
+    /** The stream time never goes backwards, so the persisted stream is ordered by timestamp. */
+    private long stamp(long candidate) {
+        streamTime = Math.max(streamTime, candidate);
+        return streamTime;
+    }
+
+    private long operatorTime() {
+        return assigner.isEventTime() ? watermark : now();
+    }
+
+    private long now() {
+        return getProcessingTimeService().getCurrentProcessingTime();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Flink checkpoints
+    // ---------------------------------------------------------------------------------------------
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        long start = System.nanoTime();
+        // CHECKs go out before the barrier, so downstream sees them on the checkpoint's side.
+        List<OpenWindow<K, W, ACC>> changed = footprints.allChanged();
+        checkpointWindows(changed);
+        barrierCheckTuples.inc(changed.size());
+        log.sync();
+        pendingCommits.put(
+                checkpointId,
+                new CheckpointedPosition(
+                        subtaskIndex(),
+                        getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+                        log.position(),
+                        log.sequence(),
+                        windows.size(),
+                        streamTime,
+                        watermark));
+        barrierMillis.update((System.nanoTime() - start) / 1_000_000);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        CheckpointedPosition position = pendingCommits.get(context.getCheckpointId());
+        if (position == null) {
+            throw new IllegalStateException(
+                    "CEC operator '" + getOperatorName() + "' got no barrier preparation for checkpoint "
+                            + context.getCheckpointId());
+        }
+        positionState.update(Collections.singletonList(position.toBytes()));
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        CheckpointedPosition position = pendingCommits.get(checkpointId);
+        pendingCommits.headMap(checkpointId, true).clear();
+        if (position != null) {
+            PersistedStream.commit(fs, directory, new CommitMarker(checkpointId, position.end, jobId()));
+        }
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+        super.notifyCheckpointAborted(checkpointId);
+        pendingCommits.remove(checkpointId);
+    }
+
+    @Override
+    public void finish() throws Exception {
+        super.finish();
+        log.sync();
+        if (!getRuntimeContext().isCheckpointingEnabled()) {
+            // Without checkpoints nothing else commits the stream; it is complete at end of input.
+            PersistedStream.commit(fs, directory, new CommitMarker(Long.MAX_VALUE, log.position(), jobId()));
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (log != null) {
+                log.close();
+            }
+        } finally {
+            super.close();
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package org.appendlog.cec.operator;
+
+import org.apache.flink.streaming.api.windowing.windows.Window;
+
+import java.util.Comparator;
+import java.util.Objects;
+
+/** One open window of a CEC operator: its accumulator plus what the CEC policy needs to know. */
+final class OpenWindow<K, W extends Window, ACC> {
+
+    /** Firing order of time windows: by end, then by creation. */
+    static final Comparator<OpenWindow<?, ?, ?>> BY_END =
+            Comparator.<OpenWindow<?, ?, ?>>comparingLong(w -> w.window.maxTimestamp())
+                    .thenComparingLong(w -> w.creation);
+
+    final K key;
+    final W window;
+    final long creation;
+    ACC accumulator;
+    long count;
+
+    /** True when the accumulator changed since the last footprint (OPEN or CHECK) in the log. */
+    boolean changed;
+    /** Orders footprints: a larger number is a later footprint. */
+    long footprintSequence;
+    /** Processing time of the last footprint. */
+    long footprintTime;
+
+    OpenWindow(K key, W window, long creation, ACC accumulator, long count) {
+        this.key = key;
+        this.window = window;
+        this.creation = creation;
+        this.accumulator = accumulator;
+        this.count = count;
+    }
+
+    Id<K, W> id() {
+        return new Id<>(key, window);
+    }
+
+    /** Identity of a window in the stream: the key and the window. */
+    static final class Id<K, W> {
+        private final K key;
+        private final W window;
+
+        Id(K key, W window) {
+            this.key = key;
+            this.window = window;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Id)) {
+                return false;
+            }
+            Id<?, ?> that = (Id<?, ?>) o;
+            return Objects.equals(key, that.key) && Objects.equals(window, that.window);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Objects.hashCode(key) + Objects.hashCode(window);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package org.appendlog.cec.source;
+
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Queue;
+
+/** Hands out one split per persisted subtask stream to readers that ask for work. */
+final class CecLogEnumerator implements SplitEnumerator<CecLogSplit, Collection<CecLogSplit>> {
+
+    private final SplitEnumeratorContext<CecLogSplit> context;
+    private final Queue<CecLogSplit> remaining;
+
+    CecLogEnumerator(SplitEnumeratorContext<CecLogSplit> context, Collection<CecLogSplit> splits) {
+        this.context = context;
+        this.remaining = new ArrayDeque<>(splits);
+    }
+
+    @Override
+    public void start() {}
+
+    @Override
+    public void handleSplitRequest(int subtaskId, @Nullable String requesterHostname) {
+        CecLogSplit next = remaining.poll();
+        if (next != null) {
+            context.assignSplit(next, subtaskId);
+        } else {
+            context.signalNoMoreSplits(subtaskId);
+        }
+    }
+
+    @Override
+    public void addSplitsBack(List<CecLogSplit> splits, int subtaskId) {
+        remaining.addAll(splits);
+    }
+
+    @Override
+    public void addReader(int subtaskId) {}
+
+    @Override
+    public Collection<CecLogSplit> snapshotState(long checkpointId) {
+        return Collections.unmodifiableList(new ArrayList<>(remaining));
+    }
+
+    @Override
+    public void close() {}
+}

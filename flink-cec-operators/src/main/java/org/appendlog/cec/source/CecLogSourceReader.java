@@ -1,0 +1,51 @@
+package org.appendlog.cec.source;
+
+import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecRecordSerializer;
+
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
+import org.apache.flink.core.memory.DataInputDeserializer;
+
+import java.util.Map;
+
+/** Source reader of {@link CecLogSource}: decodes log records into {@link CecRecord}s. */
+final class CecLogSourceReader<K, W, ACC, OUT>
+        extends SingleThreadMultiplexSourceReaderBase<
+                PositionedRecord, CecRecord<K, W, ACC, OUT>, CecLogSplit, CecLogSplitState> {
+
+    CecLogSourceReader(SourceReaderContext context, CecRecordSerializer<K, W, ACC, OUT> serializer) {
+        super(
+                CecLogSplitReader::new,
+                (element, output, state) -> {
+                    DataInputDeserializer in = new DataInputDeserializer(element.record.payload());
+                    output.collect(serializer.deserialize(in), element.record.timestamp());
+                    state.next = element.next;
+                },
+                new Configuration(),
+                context);
+    }
+
+    @Override
+    public void start() {
+        if (getNumberOfCurrentlyAssignedSplits() == 0) {
+            context.sendSplitRequest();
+        }
+    }
+
+    @Override
+    protected void onSplitFinished(Map<String, CecLogSplitState> finishedSplitIds) {
+        context.sendSplitRequest();
+    }
+
+    @Override
+    protected CecLogSplitState initializedState(CecLogSplit split) {
+        return new CecLogSplitState(split);
+    }
+
+    @Override
+    protected CecLogSplit toSplitType(String splitId, CecLogSplitState state) {
+        return state.toSplit();
+    }
+}

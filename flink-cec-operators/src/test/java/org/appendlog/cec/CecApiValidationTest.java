@@ -1,0 +1,73 @@
+package org.appendlog.cec;
+
+import org.appendlog.cec.api.CecConfigOptions;
+import org.appendlog.cec.api.CecOptions;
+import org.appendlog.cec.api.CecWindows;
+
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.GlobalWindows;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Bad configuration and unsupported windows fail early, naming what to fix. */
+class CecApiValidationTest {
+
+    @Test
+    void defaultsNeedOnlyTheLogPath() {
+        CecOptions options = CecOptions.builder("file:///tmp/cec").build();
+        assertThat(options.periodMillis()).isEqualTo(1000);
+        assertThat(options.slowThresholdMillis()).isEqualTo(10_000);
+        assertThat(options.maxWindowsPerShot()).isEqualTo(1000);
+        assertThat(options.segmentBytes()).isEqualTo(64L << 20);
+        assertThat(options.indexIntervalBytes()).isEqualTo(64L << 10);
+    }
+
+    @Test
+    void readsTheConfigurationKeys() {
+        Configuration config = new Configuration();
+        config.setString("cec.log.path", "hdfs:///cec/x");
+        config.setString("cec.policy.period", "250 ms");
+        config.setString("cec.policy.slow-threshold", "2 s");
+        config.setString("cec.policy.max-windows-per-shot", "7");
+        CecOptions options = CecOptions.fromConfiguration(config);
+        assertThat(options.logPath().toUri().getScheme()).isEqualTo("hdfs");
+        assertThat(options.periodMillis()).isEqualTo(250);
+        assertThat(options.slowThresholdMillis()).isEqualTo(2000);
+        assertThat(options.maxWindowsPerShot()).isEqualTo(7);
+    }
+
+    @Test
+    void badValuesNameTheKey() {
+        assertThatThrownBy(() -> CecOptions.fromConfiguration(new Configuration()))
+                .hasMessageContaining("cec.log.path");
+        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").maxWindowsPerShot(0).build())
+                .hasMessageContaining("cec.policy.max-windows-per-shot");
+        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").period(Duration.ofMillis(-1)).build())
+                .hasMessageContaining("cec.policy.period");
+        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec")
+                        .set(CecConfigOptions.LOG_SEGMENT_SIZE, MemorySize.parse("100b")).build())
+                .hasMessageContaining("cec.log.segment-size");
+    }
+
+    @Test
+    void unsupportedWindowsAreRejected() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        KeyedStream<Tuple2<String, Long>, String> keyed =
+                env.fromData(Tuple2.of("a", 1L)).keyBy(t -> t.f0);
+        assertThatThrownBy(() -> CecWindows.of(keyed).window(EventTimeSessionWindows.withGap(Duration.ofSeconds(1))))
+                .hasMessageContaining("merging");
+        assertThatThrownBy(() -> CecWindows.of(keyed).window(GlobalWindows.create()))
+                .hasMessageContaining("countWindow");
+        assertThatThrownBy(() -> CecWindows.of(keyed).countWindow(0)).hasMessageContaining("at least 1");
+    }
+}

@@ -1,0 +1,158 @@
+package org.appendlog.cec;
+
+import org.appendlog.cec.api.CecConfigOptions;
+import org.appendlog.cec.api.CecOptions;
+import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecRecordKind;
+import org.appendlog.cec.api.CecRecordSerializer;
+import org.appendlog.cec.log.ForwardLogReader;
+import org.appendlog.cec.log.LogPosition;
+import org.appendlog.cec.log.LogRecord;
+import org.appendlog.cec.log.PersistedStream;
+import org.appendlog.cec.source.CecLogSource;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Reading a persisted stream back with {@link CecLogSource} from a timestamp. */
+class CecLogSourceTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(4)
+                            .build());
+
+    @TempDir File tmp;
+
+    @Test
+    void readingFromATimestampReturnsExactlyTheRecordsAtOrAfterIt() throws Exception {
+        String path = new File(tmp, "stream").toURI().toString();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(100);
+        // Small segments and a dense index, so that seeks cross segment and index boundaries.
+        CecOptions options =
+                CecOptions.builder(path)
+                        .period(Duration.ofMillis(20))
+                        .slowThreshold(Duration.ofMillis(50))
+                        .set(CecConfigOptions.LOG_SEGMENT_SIZE, MemorySize.parse("16kb"))
+                        .set(CecConfigOptions.LOG_INDEX_INTERVAL, MemorySize.parse("512b"))
+                        .build();
+        DataStream<CecRecord<String, TimeWindow, Long, Long>> counts =
+                WordCountJob.cecCounts(
+                        WordCountJob.words(env, 20_000, 30, 5, 20_000),
+                        WordCountJob.windows(Duration.ofSeconds(2), Duration.ofSeconds(1)),
+                        options);
+        TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type = counts.getType();
+        counts.addSink(new DiscardingSink<>());
+        env.execute("persist");
+
+        // The persisted stream, read directly: every kind present, timestamps ordered per subtask.
+        List<String> everything = new ArrayList<>();
+        Set<CecRecordKind> kinds = EnumSet.noneOf(CecRecordKind.class);
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        @SuppressWarnings("unchecked")
+        CecRecordSerializer<String, TimeWindow, Long, Long> serializer =
+                (CecRecordSerializer<String, TimeWindow, Long, Long>) type.createSerializer(new SerializerConfigImpl());
+        List<Path> subtasks = PersistedStream.subtaskDirectories(fs, new Path(path));
+        assertThat(subtasks).hasSize(2);
+        for (Path dir : subtasks) {
+            LogPosition end = PersistedStream.committedEnd(fs, dir).orElseThrow();
+            assertThat(PersistedStream.chainEndingAt(fs, dir, end)).as("segments of %s", dir).hasSizeGreaterThan(3);
+            long last = Long.MIN_VALUE;
+            try (ForwardLogReader reader = new ForwardLogReader(fs, PersistedStream.chainEndingAt(fs, dir, end), Long.MIN_VALUE, null)) {
+                for (LogRecord r = reader.next(); r != null; r = reader.next()) {
+                    CecRecord<String, TimeWindow, Long, Long> rec = serializer.deserialize(new DataInputDeserializer(r.payload()));
+                    assertThat(rec.getTimestamp()).isEqualTo(r.timestamp()).isGreaterThanOrEqualTo(last);
+                    last = rec.getTimestamp();
+                    kinds.add(rec.getKind());
+                    everything.add(rec.toString());
+                }
+            }
+        }
+        assertThat(kinds).containsExactlyInAnyOrder(CecRecordKind.OPEN, CecRecordKind.CHECK, CecRecordKind.RESULT);
+
+        List<String> all = read(path, type, Long.MIN_VALUE);
+        assertThat(all).containsExactlyInAnyOrderElementsOf(everything);
+        List<Long> timestamps = all.stream().map(CecLogSourceTest::timestampOf).sorted().collect(Collectors.toList());
+        long first = timestamps.get(0);
+        long lastTs = timestamps.get(timestamps.size() - 1);
+        for (long from : new long[] {first, timestamps.get(timestamps.size() / 3), timestamps.get(timestamps.size() / 3) + 1,
+                lastTs - 1500, lastTs, lastTs + 1}) {
+            List<String> expected = all.stream().filter(r -> timestampOf(r) >= from).sorted().collect(Collectors.toList());
+            assertThat(read(path, type, from)).as("records from t=%d", from).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void aFreshStartRefusesADirectoryThatHoldsACommittedStream() throws Exception {
+        String path = new File(tmp, "reused").toURI().toString();
+        for (int run = 0; run < 2; run++) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(1);
+            env.enableCheckpointing(100);
+            env.setRestartStrategy(org.apache.flink.api.common.restartstrategy.RestartStrategies.noRestart());
+            WordCountJob.cecCounts(
+                            WordCountJob.words(env, 2_000, 5, 5, 0),
+                            WordCountJob.windows(Duration.ofSeconds(2), Duration.ofSeconds(1)),
+                            CecOptions.builder(path).build())
+                    .addSink(new DiscardingSink<>());
+            if (run == 0) {
+                env.execute("first");
+            } else {
+                assertThatThrownBy(() -> env.execute("second"))
+                        .hasStackTraceContaining("already holds a committed stream")
+                        .hasStackTraceContaining("subtask-0000");
+            }
+        }
+    }
+
+    private static long timestampOf(String record) {
+        int at = record.indexOf(", t=") + 4;
+        return Long.parseLong(record.substring(at, record.indexOf(',', at)));
+    }
+
+    private static List<String> read(String path, TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type, long from)
+            throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        List<String> out = new ArrayList<>();
+        env.fromSource(CecLogSource.of(path, type, from), WatermarkStrategy.noWatermarks(), "history")
+                .map((MapFunction<CecRecord<String, TimeWindow, Long, Long>, String>) CecRecord::toString)
+                .executeAndCollect()
+                .forEachRemaining(out::add);
+        Collections.sort(out);
+        return out;
+    }
+}

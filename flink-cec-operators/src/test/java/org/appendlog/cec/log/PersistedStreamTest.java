@@ -1,0 +1,157 @@
+package org.appendlog.cec.log;
+
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The log on the local file system: rolling, back links, backward and forward reads, corruption. */
+class PersistedStreamTest {
+
+    @TempDir File tmp;
+
+    private static byte[] payload(int i) {
+        return ("record-" + i + "-" + "x".repeat(i % 37)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private LogWriter writer(Path dir, long sequence, LogPosition predecessor) throws IOException {
+        return new LogWriter(FileSystem.getLocalFileSystem(), dir, 0, sequence, predecessor, 4096, 256);
+    }
+
+    @Test
+    void readsBackwardsAcrossRolledSegmentsAndForwardFromATimestamp() throws IOException {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Path dir = new Path(tmp.toURI());
+        LogPosition end;
+        try (LogWriter w = writer(dir, 0, null)) {
+            for (int i = 0; i < 1000; i++) {
+                w.append(i / 3, payload(i), payload(i).length); // timestamps repeat: 0,0,0,1,1,1,...
+            }
+            w.sync();
+            end = w.position();
+            assertThat(w.sequence()).as("segments rolled at 4 KiB").isGreaterThan(5);
+        }
+        List<SegmentExtent> chain = PersistedStream.chainEndingAt(fs, dir, end);
+        assertThat(chain).hasSizeGreaterThan(5);
+
+        List<String> backwards = new ArrayList<>();
+        try (BackwardLogReader r = new BackwardLogReader(fs, dir, end)) {
+            for (LogRecord rec = r.previous(); rec != null; rec = r.previous()) {
+                backwards.add(new String(rec.payload(), StandardCharsets.UTF_8));
+            }
+        }
+        assertThat(backwards).hasSize(1000);
+        assertThat(backwards.get(0)).isEqualTo(new String(payload(999), StandardCharsets.UTF_8));
+        assertThat(backwards.get(999)).isEqualTo(new String(payload(0), StandardCharsets.UTF_8));
+
+        for (long from : new long[] {Long.MIN_VALUE, 0, 1, 100, 101, 250, 333, 334}) {
+            List<Long> timestamps = new ArrayList<>();
+            try (ForwardLogReader r = new ForwardLogReader(fs, chain, from, null)) {
+                for (LogRecord rec = r.next(); rec != null; rec = r.next()) {
+                    timestamps.add(rec.timestamp());
+                }
+            }
+            long expected = 0;
+            for (int i = 0; i < 1000; i++) {
+                if (i / 3 >= from) {
+                    expected++;
+                }
+            }
+            assertThat(timestamps).as("records at or after %d", from).hasSize((int) expected);
+            assertThat(timestamps).allMatch(t -> t >= from);
+        }
+    }
+
+    @Test
+    void newSegmentCutsOffTheTailWrittenAfterTheCheckpointedPosition() throws IOException {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Path dir = new Path(tmp.toURI());
+        LogPosition checkpointed;
+        try (LogWriter failedAttempt = writer(dir, 0, null)) {
+            for (int i = 0; i < 10; i++) {
+                failedAttempt.append(i, payload(i), payload(i).length);
+            }
+            failedAttempt.sync();
+            checkpointed = failedAttempt.position();
+            for (int i = 10; i < 20; i++) {
+                failedAttempt.append(i, payload(i), payload(i).length); // the tail to be cut off
+            }
+        }
+        LogPosition end;
+        try (LogWriter next = writer(dir, 1, checkpointed)) {
+            for (int i = 100; i < 105; i++) {
+                next.append(i, payload(i), payload(i).length);
+            }
+            next.sync();
+            end = next.position();
+        }
+        List<Long> timestamps = new ArrayList<>();
+        try (ForwardLogReader r = new ForwardLogReader(fs, PersistedStream.chainEndingAt(fs, dir, end), 5, null)) {
+            for (LogRecord rec = r.next(); rec != null; rec = r.next()) {
+                timestamps.add(rec.timestamp());
+            }
+        }
+        assertThat(timestamps).containsExactly(5L, 6L, 7L, 8L, 9L, 100L, 101L, 102L, 103L, 104L);
+    }
+
+    @Test
+    void corruptRecordIsReportedWithFileAndOffset() throws IOException {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Path dir = new Path(tmp.toURI());
+        LogPosition end;
+        try (LogWriter w = writer(dir, 0, null)) {
+            for (int i = 0; i < 5; i++) {
+                w.append(i, payload(i), payload(i).length);
+            }
+            w.sync();
+            end = w.position();
+        }
+        File segment = new File(tmp, end.segment());
+        try (RandomAccessFile raf = new RandomAccessFile(segment, "rw")) {
+            raf.seek(end.offset() - 10);
+            raf.write(0x5A ^ raf.read());
+        }
+        assertThatThrownBy(() -> {
+                    try (BackwardLogReader r = new BackwardLogReader(fs, dir, end)) {
+                        r.previous();
+                    }
+                })
+                .hasMessageContaining(end.segment())
+                .hasMessageContaining("offset");
+    }
+
+    @Test
+    void commitMarkerNamesTheLatestCommittedEnd() throws IOException {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Path dir = new Path(tmp.toURI());
+        assertThat(PersistedStream.committedEnd(fs, dir)).isEmpty();
+        for (long cp = 1; cp <= 5; cp++) {
+            PersistedStream.commit(fs, dir, new CommitMarker(cp, new LogPosition("seg", cp * 10), "job"));
+        }
+        assertThat(PersistedStream.committedEnd(fs, dir)).contains(new LogPosition("seg", 50));
+        assertThat(PersistedStream.latestCommit(fs, dir).orElseThrow().checkpointId()).isEqualTo(5);
+        assertThat(new File(tmp.getPath()).list((d, n) -> n.startsWith("commit-"))).hasSize(3);
+    }
+
+    @Test
+    void rejectsAFileThatIsNotASegment() throws IOException {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Path bogus = new Path(new Path(tmp.toURI()), "bogus.log");
+        try (FSDataOutputStream out = fs.create(bogus, FileSystem.WriteMode.OVERWRITE)) {
+            out.write("not a segment".getBytes(StandardCharsets.UTF_8));
+        }
+        assertThatThrownBy(() -> SegmentHeader.read(fs, bogus)).hasMessageContaining("not a CEC log segment");
+    }
+}
