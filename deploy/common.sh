@@ -39,14 +39,16 @@ mkdir -p "$WORK_DIR"/{pids,logs,classpath}
 die() { echo "error: $*" >&2; exit 1; }
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 
-# classpath NAME: the runtime classpath of deploy/classpath/NAME/pom.xml, resolved by Maven from the
-# local repository (offline; set MAVEN_OFFLINE= to allow downloads from the configured repositories).
+# classpath NAME: the runtime classpath of deploy/classpath/NAME/pom.xml. All of them are resolved by one
+# Maven run from the local repository (offline; set MAVEN_OFFLINE= to let Maven download what is missing
+# from its configured repositories), then kept in WORK_DIR/classpath.
 classpath() {
-  local name=$1 file=$WORK_DIR/classpath/$1.txt
+  local file=$WORK_DIR/classpath/$1.txt
   if [[ ! -s $file ]]; then
-    "$REPO_HOME"/mvnw -B -q ${MAVEN_OFFLINE--o} -f "$DEPLOY_HOME/classpath/$name/pom.xml" \
-      dependency:build-classpath -DincludeScope=runtime -Dmdep.outputFile="$file" >&2 \
-      || die "could not resolve the $name classpath (deploy/classpath/$name/pom.xml)"
+    "$REPO_HOME"/mvnw -B -q ${MAVEN_OFFLINE--o} -f "$DEPLOY_HOME/classpath/pom.xml" \
+      dependency:build-classpath -DincludeScope=runtime -Dclasspath.dir="$WORK_DIR/classpath" >&2 \
+      || die "could not resolve the classpaths of deploy/classpath/pom.xml"
+    [[ -s $file ]] || die "no classpath $1 in deploy/classpath"
   fi
   cat "$file"
 }
