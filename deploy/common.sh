@@ -40,17 +40,22 @@ die() { echo "error: $*" >&2; exit 1; }
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 
 # classpath NAME: the runtime classpath of deploy/classpath/NAME/pom.xml. All of them are resolved by one
-# Maven run from the local repository (offline; set MAVEN_OFFLINE= to let Maven download what is missing
-# from its configured repositories), then kept in WORK_DIR/classpath.
+# Maven run, kept in WORK_DIR/classpath. Maven first works offline from the local repository; if something
+# is missing there, it runs again and downloads it from its configured repositories (MAVEN_OFFLINE=true:
+# never download).
 classpath() {
   local file=$WORK_DIR/classpath/$1.txt
   if [[ ! -s $file ]]; then
-    "$REPO_HOME"/mvnw -B -q ${MAVEN_OFFLINE--o} -f "$DEPLOY_HOME/classpath/pom.xml" \
-      dependency:build-classpath -DincludeScope=runtime -Dclasspath.dir="$WORK_DIR/classpath" >&2 \
+    resolve_classpaths -o || { [[ ${MAVEN_OFFLINE:-} != true ]] && log "not all in the local Maven repository, resolving online" >&2 && resolve_classpaths; } \
       || die "could not resolve the classpaths of deploy/classpath/pom.xml"
     [[ -s $file ]] || die "no classpath $1 in deploy/classpath"
   fi
   cat "$file"
+}
+
+resolve_classpaths() {
+  "$REPO_HOME"/mvnw -B -q "$@" -f "$DEPLOY_HOME/classpath/pom.xml" dependency:build-classpath \
+    -DincludeScope=runtime -Dclasspath.dir="$WORK_DIR/classpath" >"$WORK_DIR/logs/maven-classpath.out" 2>&1
 }
 
 pid_file() { echo "$WORK_DIR/pids/$1.pid"; }

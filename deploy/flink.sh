@@ -38,11 +38,12 @@ env.java.opts.all: $JAVA_OPENS
 state.backend.type: org.appendlog.statebackend.AppendLogStateBackendFactory
 state.backend.appendlog.dir: $HDFS_URI/flink/appendlog
 
-# The project's checkpoint storage in the standalone HBase; savepoints are files on HDFS.
-state.checkpoint-storage: org.appendlog.hbase.HBaseCheckpointStorageFactory
+# The project's checkpoint storage in the standalone HBase (execution.checkpointing.storage is Flink 1.20's
+# name of state.checkpoint-storage); savepoints are files on HDFS.
+execution.checkpointing.storage: org.appendlog.hbase.HBaseCheckpointStorageFactory
 state.checkpoint-storage.hbase.zookeeper.quorum: $BIND_HOST:$ZOOKEEPER_PORT
 state.checkpoint-storage.hbase.table: flink_checkpoints
-state.savepoints.dir: $HDFS_URI/flink/savepoints
+execution.checkpointing.savepoint-dir: $HDFS_URI/flink/savepoints
 
 execution.checkpointing.interval: $CHECKPOINT_INTERVAL
 execution.checkpointing.externalized-checkpoint-retention: RETAIN_ON_CANCELLATION

@@ -42,6 +42,8 @@ class DeployedWordCountITCase {
     private static final int REPETITIONS = 300;
     /** Slow enough that the first job is still reading when it is cancelled (6000 records take 150 s). */
     private static final int SLOW_RATE = 40;
+    /** The resumed job reads the rest at this rate (records per second): the rate is not part of the state. */
+    private static final int FAST_RATE = 2000;
 
     private static final String POINTER_PREFIX = "hbase://flink_checkpoints/";
 
@@ -76,7 +78,7 @@ class DeployedWordCountITCase {
         Path out = work.resolve("report");
 
         // 1. Submit, let at least one checkpoint complete, then kill -9 the only TaskManager mid-run.
-        String first = submit("--rate", Integer.toString(SLOW_RATE), "--out", out.toString());
+        String first = submit(List.of(), SLOW_RATE, out);
         waitFor("a completed checkpoint of " + first, Duration.ofSeconds(120),
                 () -> checkpoints(first).path("counts").path("completed").asInt() >= 1);
         assertThat(finalCounts(out)).as("the job is still reading when the TaskManager dies").hasSizeLessThan(WORDS);
@@ -104,7 +106,7 @@ class DeployedWordCountITCase {
                 .isNotEmpty();
 
         // 4. A new job resumes from the hbase:// pointer, reads the rest quickly and finishes.
-        String second = submit("-s", pointer, "--rate", "2000", "--out", out.toString());
+        String second = submit(List.of("-s", pointer), FAST_RATE, out);
         waitFor(second + " finished", Duration.ofSeconds(150), () -> "FINISHED".equals(jobState(second)));
         assertThat(checkpoints(second).path("latest").path("restored").path("external_path").asText())
                 .isEqualTo(pointer);
@@ -119,20 +121,18 @@ class DeployedWordCountITCase {
     }
 
     /**
-     * Submits the job detached: {@code flink run -d [options] -c <class> <jar> <job arguments>}; the
-     * options before {@code --rate} are the CLI's ({@code -s <pointer>}), the rest the job's.
+     * {@code flink run -d <cliOptions> -c <class> <jar> <job arguments>}: submits the job detached, reading at
+     * the given rate and reporting into {@code out}; returns its job id.
      */
-    private static String submit(String... args) throws Exception {
+    private static String submit(List<String> cliOptions, int rate, Path out) throws Exception {
         List<String> command = new ArrayList<>(List.of("run", "-d"));
-        List<String> jobArgs = new ArrayList<>(List.of("--words", Integer.toString(WORDS),
-                "--repetitions", Integer.toString(REPETITIONS)));
-        boolean cliOption = true;
-        for (String arg : args) {
-            cliOption &= !arg.startsWith("--");
-            (cliOption ? command : jobArgs).add(arg);
-        }
+        command.addAll(cliOptions);
         command.addAll(List.of("-c", CheckedWordCount.class.getName(), jobJar.toString()));
-        command.addAll(jobArgs);
+        command.addAll(List.of(
+                "--words", Integer.toString(WORDS),
+                "--repetitions", Integer.toString(REPETITIONS),
+                "--rate", Integer.toString(rate),
+                "--out", out.toString()));
         String output = cluster.flink(command.toArray(new String[0]));
         Matcher id = Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})").matcher(output);
         assertThat(id.find()).as("job id in the CLI output:\n%s", output).isTrue();
