@@ -53,6 +53,13 @@ case ${1:-} in
     log "HBase is up, ZooKeeper quorum $BIND_HOST:$ZOOKEEPER_PORT, root $ROOTDIR"
     ;;
   stop)
+    # As bin/stop-hbase.sh: ask the master to shut the cluster down (regions flushed, WAL closed); a
+    # signal alone leaves the JVM hanging in Hadoop's shutdown hooks.
+    if is_running hbase-master; then
+      timeout 60 $JAVA $JAVA_OPENS -Xmx256m -Dlog4j2.configurationFile="$CONF/log4j2.properties" \
+        -cp "$CONF:$(classpath hbase)" org.apache.hadoop.hbase.master.HMaster stop --shutDownCluster \
+        >"$WORK_DIR/logs/hbase-stop.out" 2>&1 || log "HMaster stop failed, see $WORK_DIR/logs/hbase-stop.out"
+    fi
     stop_process hbase-master
     ;;
   *) die "usage: $0 start|stop" ;;
