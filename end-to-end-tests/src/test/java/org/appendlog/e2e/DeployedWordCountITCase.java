@@ -1,0 +1,194 @@
+package org.appendlog.e2e;
+
+import org.appendlog.e2e.job.CheckedWordCount;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The product deployed as a user deploys it: HDFS (NameNode, DataNode), HBase (HMaster with its ZooKeeper)
+ * and a Flink session cluster (JobManager, TaskManager) as separate processes started by {@code deploy/},
+ * the plugin jars in Flink's lib classpath, {@code flink-conf.yaml} selecting the appendlog state backend
+ * (log on {@code hdfs://}) and the HBase checkpoint storage, jobs submitted through Flink's CLI.
+ *
+ * <p>One word count runs through a TaskManager crash ({@code kill -9}) and a replacement TaskManager, then
+ * is cancelled with its checkpoint retained; a new job resumes from the checkpoint's {@code hbase://}
+ * pointer and finishes. Every word must reach exactly its count, never more.
+ */
+class DeployedWordCountITCase {
+
+    private static final int WORDS = 20;
+    private static final int REPETITIONS = 300;
+    /** Slow enough that the first job is still reading when it is cancelled (6000 records take 150 s). */
+    private static final int SLOW_RATE = 40;
+    /** The resumed job reads the rest at this rate (records per second): the rate is not part of the state. */
+    private static final int FAST_RATE = 2000;
+
+    private static final String POINTER_PREFIX = "hbase://flink_checkpoints/";
+
+    private static Path work;
+    private static DeployedCluster cluster;
+    private static Path jobJar;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        Path repo = Paths.get(System.getProperty("e2e.repo.dir")).toRealPath();
+        work = Paths.get(System.getProperty("e2e.work.dir")).toAbsolutePath();
+        deleteRecursively(work);
+        Files.createDirectories(work);
+        jobJar =
+                JobJar.build(
+                        Paths.get(System.getProperty("e2e.job.classes")),
+                        work.resolve("checked-word-count.jar"),
+                        CheckedWordCount.class.getName());
+        cluster = new DeployedCluster(repo, work);
+        cluster.script("cluster.sh", "start");
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void countsExactlyThroughTaskManagerCrashAndResumeFromRetainedHBaseCheckpoint() throws Exception {
+        Path out = work.resolve("report");
+
+        // 1. Submit, let at least one checkpoint complete, then kill -9 the only TaskManager mid-run.
+        String first = submit(List.of(), SLOW_RATE, out);
+        waitFor("a completed checkpoint of " + first, Duration.ofSeconds(120),
+                () -> checkpoints(first).path("counts").path("completed").asInt() >= 1);
+        assertThat(finalCounts(out)).as("the job is still reading when the TaskManager dies").hasSizeLessThan(WORDS);
+        cluster.script("flink.sh", "kill-taskmanager", "1");
+        cluster.script("flink.sh", "start-taskmanager", "2");
+
+        // 2. The job restores from its latest checkpoint on the new TaskManager and checkpoints again.
+        waitFor("a restore of " + first + " and a checkpoint after it", Duration.ofSeconds(120), () -> {
+            JsonNode latest = checkpoints(first).path("latest");
+            JsonNode restored = latest.path("restored");
+            return restored.has("id")
+                    && latest.path("completed").path("id").asLong() > restored.path("id").asLong();
+        });
+        assertThat(checkpoints(first).path("latest").path("restored").path("external_path").asText())
+                .startsWith(POINTER_PREFIX + first + "/chk-");
+
+        // 3. Cancel; the latest completed checkpoint is retained in HBase, its log segments on HDFS.
+        assertThat(finalCounts(out)).as("the job is still reading when it is cancelled").hasSizeLessThan(WORDS);
+        cluster.flink("cancel", first);
+        waitFor(first + " cancelled", Duration.ofSeconds(60), () -> "CANCELED".equals(jobState(first)));
+        String pointer = checkpoints(first).path("latest").path("completed").path("external_path").asText();
+        assertThat(pointer).startsWith(POINTER_PREFIX + first + "/chk-");
+        assertThat(cluster.listHdfs("/flink/appendlog/" + first))
+                .as("the appendlog state backend's log of the job on HDFS")
+                .isNotEmpty();
+
+        // 4. A new job resumes from the hbase:// pointer, reads the rest quickly and finishes.
+        String second = submit(List.of("-s", pointer), FAST_RATE, out);
+        waitFor(second + " finished", Duration.ofSeconds(150), () -> "FINISHED".equals(jobState(second)));
+        assertThat(checkpoints(second).path("latest").path("restored").path("external_path").asText())
+                .isEqualTo(pointer);
+
+        List<String> report = reportLines(out);
+        assertThat(report).as("counts beyond the input").noneMatch(line -> line.startsWith("OVERCOUNT"));
+        Set<String> expected =
+                IntStream.range(0, WORDS)
+                        .mapToObj(w -> CheckedWordCount.wordAt(w, WORDS) + " " + REPETITIONS)
+                        .collect(Collectors.toCollection(TreeSet::new));
+        assertThat(new TreeSet<>(report)).as("every word counted exactly %d times", REPETITIONS).isEqualTo(expected);
+    }
+
+    /**
+     * {@code flink run -d <cliOptions> -c <class> <jar> <job arguments>}: submits the job detached, reading at
+     * the given rate and reporting into {@code out}; returns its job id.
+     */
+    private static String submit(List<String> cliOptions, int rate, Path out) throws Exception {
+        List<String> command = new ArrayList<>(List.of("run", "-d"));
+        command.addAll(cliOptions);
+        command.addAll(List.of("-c", CheckedWordCount.class.getName(), jobJar.toString()));
+        command.addAll(List.of(
+                "--words", Integer.toString(WORDS),
+                "--repetitions", Integer.toString(REPETITIONS),
+                "--rate", Integer.toString(rate),
+                "--out", out.toString()));
+        String output = cluster.flink(command.toArray(new String[0]));
+        Matcher id = Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})").matcher(output);
+        assertThat(id.find()).as("job id in the CLI output:\n%s", output).isTrue();
+        return id.group(1);
+    }
+
+    private static JsonNode checkpoints(String job) throws Exception {
+        return cluster.rest("/jobs/" + job + "/checkpoints");
+    }
+
+    private static String jobState(String job) throws Exception {
+        return cluster.rest("/jobs/" + job).path("state").asText();
+    }
+
+    /** The words whose final count was reported so far. */
+    private static Set<String> finalCounts(Path out) throws IOException {
+        return reportLines(out).stream()
+                .filter(line -> !line.startsWith("OVERCOUNT"))
+                .collect(Collectors.toSet());
+    }
+
+    private static List<String> reportLines(Path out) throws IOException {
+        if (!Files.isDirectory(out)) {
+            return List.of();
+        }
+        List<String> lines = new ArrayList<>();
+        try (Stream<Path> files = Files.list(out)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                lines.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
+            }
+        }
+        return lines;
+    }
+
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void waitFor(String what, Duration timeout, Condition condition) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(what + " not reached within " + timeout + cluster.logTails());
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path path : (Iterable<Path>) walk.sorted((a, b) -> b.compareTo(a))::iterator) {
+                Files.delete(path);
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package org.appendlog.e2e;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The user jar submitted to the deployed cluster: this module's compiled main classes (the jobs), packed
+ * as {@code jar} would. Built by the test because the tests run before Maven's package phase.
+ */
+final class JobJar {
+
+    private JobJar() {}
+
+    static Path build(Path classes, Path jar, String mainClass) throws IOException {
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, mainClass);
+        try (OutputStream file = Files.newOutputStream(jar);
+                JarOutputStream out = new JarOutputStream(file, manifest);
+                Stream<Path> walk = Files.walk(classes)) {
+            for (Path path : walk.filter(Files::isRegularFile).sorted().collect(Collectors.toList())) {
+                String name = classes.relativize(path).toString().replace('\\', '/');
+                out.putNextEntry(new JarEntry(name));
+                Files.copy(path, out);
+                out.closeEntry();
+            }
+        }
+        return jar;
+    }
+}
