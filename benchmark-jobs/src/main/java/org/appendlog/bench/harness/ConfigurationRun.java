@@ -64,6 +64,7 @@ final class ConfigurationRun {
                         job.name(),
                         backend == null ? RunResult.CHECKPOINTING_OFF : backend.id,
                         backend == null ? "-" : storage);
+        long start = System.nanoTime();
         String unavailable = backend == null ? null : backend.unavailableReason();
         if (unavailable != null) {
             result.status = "unavailable: " + unavailable;
@@ -83,7 +84,7 @@ final class ConfigurationRun {
             deleteQuietly(root);
             deleteQuietly(new File(workDir, "local/" + runName).toURI().toString());
         }
-        progress.done(position + " " + summary(result));
+        progress.done(String.format(Locale.ROOT, "%s %s (%.0f s)", position, summary(result), (System.nanoTime() - start) / 1e9));
         return result;
     }
 
@@ -125,6 +126,7 @@ final class ConfigurationRun {
             long deadline = first + runNanos + TimeUnit.SECONDS.toNanos(120);
             while (true) {
                 timeline.sample(prefix + " running");
+                failIfEnded(cluster, jobId);
                 long now = System.nanoTime();
                 if (now - first >= runNanos
                         && (!checkpointed || completedCheckpoints(cluster, jobId) > 0)) {
@@ -139,15 +141,12 @@ final class ConfigurationRun {
             result.heapBytes = liveHeap() - heapBefore;
 
             if (checkpointed && profile.injectFailure) {
-                measureRecovery(channel, timeline, result, prefix);
+                measureRecovery(cluster, jobId, channel, timeline, result, prefix);
             }
             channel.requestStop();
             JobResult jobResult = cluster.requestJobResult(jobId).get(10, TimeUnit.MINUTES);
             result.recordsProcessed = channel.processed();
-            if (!jobResult.isSuccess()) {
-                throw new IllegalStateException(
-                        "job failed: " + jobResult.getSerializedThrowable().map(t -> t.getFullStringifiedStackTrace().split("\n")[0]).orElse("?"));
-            }
+            throwIfFailed(jobResult);
             ArchivedExecutionGraph graph = cluster.getArchivedExecutionGraph(jobId).get();
             if (checkpointed) {
                 result.checkpoints = CheckpointFigures.of(graph.getCheckpointStatsSnapshot());
@@ -169,8 +168,9 @@ final class ConfigurationRun {
         }
     }
 
-    private void measureRecovery(RunChannel channel, Timeline timeline, RunResult result, String prefix)
-            throws InterruptedException {
+    private void measureRecovery(
+            MiniCluster cluster, JobID jobId, RunChannel channel, Timeline timeline, RunResult result, String prefix)
+            throws Exception {
         double target = result.throughput * FULL_THROUGHPUT;
         channel.armFailure();
         long armed = System.nanoTime();
@@ -186,6 +186,7 @@ final class ConfigurationRun {
         long fullAt = -1;
         while (fullAt < 0 && System.nanoTime() < timeout) {
             timeline.sample(prefix + " recovering");
+            failIfEnded(cluster, jobId);
             firstRecord = channel.firstRecordAfter(failure);
             if (firstRecord > 0) {
                 fullAt = timeline.firstFullWindowStart(firstRecord, target);
@@ -219,6 +220,23 @@ final class ConfigurationRun {
         conf.setString("execution.checkpointing.dir", root + "/checkpoints");
         backend.configure(conf, root, new File(workDir, "local/" + runName).getAbsolutePath());
         return conf;
+    }
+
+    /** Throws with the job's failure if the job ended while it should still be running. */
+    private static void failIfEnded(MiniCluster cluster, JobID jobId) throws Exception {
+        if (cluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
+            throwIfFailed(cluster.requestJobResult(jobId).get());
+            throw new IllegalStateException("the job ended before the harness stopped it");
+        }
+    }
+
+    private static void throwIfFailed(JobResult jobResult) {
+        if (!jobResult.isSuccess()) {
+            Throwable failure = jobResult.getSerializedThrowable()
+                    .map(t -> t.deserializeError(ConfigurationRun.class.getClassLoader()))
+                    .orElse(new IllegalStateException("unknown failure"));
+            throw new IllegalStateException("the job failed", failure);
+        }
     }
 
     /** Heap in use after a full collection: live objects only. */
@@ -260,7 +278,17 @@ final class ConfigurationRun {
         while (cause.getCause() != null && cause.getCause() != cause) {
             cause = cause.getCause();
         }
-        return cause.getClass().getSimpleName() + ": " + cause.getMessage();
+        // name the first frame past argument checks, where the failing code is
+        String where = "";
+        for (StackTraceElement frame : cause.getStackTrace()) {
+            if (!frame.getClassName().startsWith("java.")
+                    && !frame.getClassName().startsWith("org.apache.flink.util.")
+                    && !frame.getClassName().startsWith("org.apache.flink.core.memory.")) {
+                where = " (at " + frame + ")";
+                break;
+            }
+        }
+        return cause.getClass().getSimpleName() + ": " + cause.getMessage() + where;
     }
 
     private static void deleteQuietly(String uri) {

@@ -24,15 +24,15 @@ public final class Profile {
                     + "  --storages S,..             local,hdfs\n"
                     + "  --checkpoint-interval-ms N  same for every configuration (500 / 1000)\n"
                     + "  --run-seconds S             measured run before the failure (2 / 30)\n"
-                    + "  --recovery-timeout-seconds S  longest wait for full throughput after it (8 / 120)\n"
+                    + "  --recovery-timeout-seconds S  longest wait for full throughput after it (6 / 120)\n"
                     + "  --inject-failure B          fail once and measure recovery (true)\n"
                     + "  --limits B                  also run checkpointing off and the storage bandwidth (true)\n"
                     + "  --bandwidth-mb N            bytes written by the bandwidth probe (64 / 512)\n"
                     + "  --managed-memory-mb N       Flink managed memory, used by RocksDB (256 / 512)\n"
                     + "  --out DIR                   results folder (results)\n"
                     + "  --work-dir DIR              checkpoints and HDFS data (a new temp folder, deleted after)\n"
-                    + "Workload options (quick / full defaults: vocabulary 100000 / 2000000,\n"
-                    + "window-records 250000 / 1000000; --records is ignored: runs are timed):\n"
+                    + "Workload options (quick / full defaults: vocabulary 50000 / 2000000,\n"
+                    + "window-records 50000 / 1000000; --records is ignored: runs are timed):\n"
                     + JobSpec.USAGE;
 
     public final boolean quick;
@@ -65,7 +65,7 @@ public final class Profile {
         spec = withDefaults(args, quick);
         checkpointIntervalMs = args.longValue("checkpoint-interval-ms", quick ? 500 : 1000);
         runSeconds = args.doubleValue("run-seconds", quick ? 2 : 30);
-        recoveryTimeoutSeconds = args.doubleValue("recovery-timeout-seconds", quick ? 8 : 120);
+        recoveryTimeoutSeconds = args.doubleValue("recovery-timeout-seconds", quick ? 6 : 120);
         injectFailure = Boolean.parseBoolean(args.string("inject-failure", "true"));
         limits = Boolean.parseBoolean(args.string("limits", "true"));
         bandwidthMb = args.intValue("bandwidth-mb", quick ? 64 : 512);
@@ -82,8 +82,8 @@ public final class Profile {
     }
 
     private static JobSpec withDefaults(Args args, boolean quick) {
-        JobSpec given = JobSpec.fromArgs(args, quick ? 100_000 : 2_000_000, 0);
-        long windowRecords = args.longValue("window-records", quick ? 250_000 : 1_000_000);
+        JobSpec given = JobSpec.fromArgs(args, quick ? 50_000 : 2_000_000, 0);
+        long windowRecords = args.longValue("window-records", quick ? 50_000 : 1_000_000);
         return new JobSpec(
                         given.generator,
                         0,
