@@ -18,6 +18,7 @@ import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -113,6 +114,12 @@ final class ConfigurationRun {
             env.setParallelism(profile.spec.parallelism);
             job.build(env, profile.spec, runName);
             JobGraph jobGraph = env.getStreamGraph().getJobGraph();
+            // Without a classpath entry Flink resolves job classes through the system class loader,
+            // which under `mvn exec:java` does not hold them; with one (and parent-first order) the
+            // job shares this JVM's classes, and so the run's channel.
+            jobGraph.setClasspaths(
+                    Collections.singletonList(
+                            ConfigurationRun.class.getProtectionDomain().getCodeSource().getLocation()));
             if (scanner != null) {
                 scanner.start();
             }
@@ -204,6 +211,7 @@ final class ConfigurationRun {
     private Configuration clusterConfiguration(Backend backend, String root, String runName) {
         Configuration conf = new Configuration();
         conf.setString("rest.bind-port", "0");
+        conf.setString("classloader.resolve-order", "parent-first");
         conf.setString("taskmanager.memory.managed.size", profile.managedMemoryMb + "m");
         conf.setString("restart-strategy.type", "fixed-delay");
         conf.setString("restart-strategy.fixed-delay.attempts", "3");
@@ -331,9 +339,7 @@ final class ConfigurationRun {
             long start = System.nanoTime();
             while (channel.processed() == 0) {
                 sample(prefix + " starting");
-                if (cluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
-                    throw new IllegalStateException("the job ended before processing any record");
-                }
+                failIfEnded(cluster, jobId);
                 if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(120)) {
                     throw new IllegalStateException("no record processed within 120 s");
                 }

@@ -16,7 +16,8 @@ import java.util.Map;
 
 /**
  * Runs a {@link Profile}'s matrix in this JVM, one configuration after the other (so they never
- * compete for the two cores), then writes the result files.
+ * compete for the two cores), after one unrecorded warm-up run per job, then writes the result
+ * files.
  */
 public final class Harness {
 
@@ -41,6 +42,10 @@ public final class Harness {
         int total = profile.jobs.size() * (profile.backends.size() * profile.storages.size() + (profile.limits ? 1 : 0));
         try (Storages storages = new Storages(workDir)) {
             ConfigurationRun runner = new ConfigurationRun(profile, storages, workDir, progress);
+            // the first run of a job in a fresh JVM measures the JIT compiler, not the backend
+            for (BenchJob job : profile.jobs) {
+                runner.run(job, null, null, "[warm-up, not recorded]");
+            }
             int index = 0;
             for (BenchJob job : profile.jobs) {
                 if (profile.limits) {
