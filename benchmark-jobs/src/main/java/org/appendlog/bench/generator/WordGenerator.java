@@ -59,6 +59,11 @@ public final class WordGenerator implements Serializable {
         return vocabulary;
     }
 
+    /** How many records the first pass (every word once) takes; 0 without one. */
+    public long firstPassRecords() {
+        return firstPass ? vocabulary : 0;
+    }
+
     /** The word id of record {@code g} of the whole stream. */
     public int wordIdAt(long g) {
         if (firstPass && g < vocabulary) {

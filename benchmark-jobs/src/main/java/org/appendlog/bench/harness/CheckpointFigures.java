@@ -50,14 +50,21 @@ public final class CheckpointFigures {
         return new CheckpointFigures(0, 0, empty, empty, empty, empty);
     }
 
-    public static CheckpointFigures of(CheckpointStatsSnapshot snapshot) {
+    /** The figures of the checkpoints triggered at or after {@code fromMillis} (epoch ms). */
+    public static CheckpointFigures of(CheckpointStatsSnapshot snapshot, long fromMillis) {
+        int failed = 0;
         List<Long> durations = new ArrayList<>();
         List<Long> syncs = new ArrayList<>();
         List<Long> incremental = new ArrayList<>();
         List<Long> full = new ArrayList<>();
         for (AbstractCheckpointStats checkpoint : snapshot.getHistory().getCheckpoints()) {
-            if (checkpoint.getStatus() != CheckpointStatsStatus.COMPLETED
-                    || checkpoint.getProperties().isSavepoint()) {
+            if (checkpoint.getTriggerTimestamp() < fromMillis || checkpoint.getProperties().isSavepoint()) {
+                continue;
+            }
+            if (checkpoint.getStatus() == CheckpointStatsStatus.FAILED) {
+                failed++;
+            }
+            if (checkpoint.getStatus() != CheckpointStatsStatus.COMPLETED) {
                 continue;
             }
             durations.add(checkpoint.getEndToEndDuration());
@@ -70,8 +77,8 @@ public final class CheckpointFigures {
             full.add(checkpoint.getStateSize());
         }
         return new CheckpointFigures(
-                (int) snapshot.getCounts().getNumberOfCompletedCheckpoints(),
-                (int) snapshot.getCounts().getNumberOfFailedCheckpoints(),
+                durations.size(),
+                failed,
                 durations,
                 syncs,
                 incremental,

@@ -27,8 +27,9 @@ import java.util.concurrent.TimeUnit;
  * Runs one configuration on its own Flink MiniCluster in this JVM and measures it:
  *
  * <ol>
- *   <li>the job runs unthrottled (or at the given rate) for the measured run; throughput is the
- *       processed-record rate over its second half (after start-up and JIT warm-up);
+ *   <li>the job runs unthrottled (or at the given rate) through the generator's first pass (every
+ *       key written once), then for the measured run; throughput is the processed-record rate over
+ *       its second half, checkpoint figures cover the checkpoints triggered from its start on;
  *   <li>the heap the run holds (after a full GC, above what the JVM held before the cluster
  *       started: state, Flink's own structures, buffers) is measured; then one source instance throws; recovery is timed
  *       from that moment to the first record the restarted job processes, and to the start of the
@@ -127,7 +128,11 @@ final class ConfigurationRun {
 
             Timeline timeline = new Timeline(channel);
             String prefix = position + " " + result.label();
-            long first = timeline.awaitFirstRecords(cluster, jobId, prefix);
+            timeline.awaitFirstRecords(cluster, jobId, prefix);
+            // the measured run is the steady state: after the first pass has written every key
+            long first = timeline.awaitProcessed(
+                    profile.spec.generator.firstPassRecords(), cluster, jobId, prefix + " first pass");
+            long firstMillis = System.currentTimeMillis();
             long runNanos = (long) (profile.runSeconds * 1e9);
             boolean checkpointed = backend != null;
             long deadline = first + runNanos + TimeUnit.SECONDS.toNanos(120);
@@ -156,7 +161,7 @@ final class ConfigurationRun {
             throwIfFailed(jobResult);
             ArchivedExecutionGraph graph = cluster.getArchivedExecutionGraph(jobId).get();
             if (checkpointed) {
-                result.checkpoints = CheckpointFigures.of(graph.getCheckpointStatsSnapshot());
+                result.checkpoints = CheckpointFigures.of(graph.getCheckpointStatsSnapshot(), firstMillis);
             }
             if (scanner != null) {
                 scanner.close();
@@ -343,6 +348,15 @@ final class ConfigurationRun {
                 if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(120)) {
                     throw new IllegalStateException("no record processed within 120 s");
                 }
+            }
+            return System.nanoTime();
+        }
+
+        /** Waits until {@code records} were processed; returns when. */
+        long awaitProcessed(long records, MiniCluster cluster, JobID jobId, String status) throws Exception {
+            while (channel.processed() < records) {
+                sample(status);
+                failIfEnded(cluster, jobId);
             }
             return System.nanoTime();
         }
