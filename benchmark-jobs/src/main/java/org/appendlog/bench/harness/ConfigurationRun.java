@@ -30,14 +30,15 @@ import java.util.concurrent.TimeUnit;
  *   <li>the job runs unthrottled (or at the given rate) through the generator's first pass (every
  *       key written once), then for the measured run; throughput is the processed-record rate over
  *       its second half, checkpoint figures cover the checkpoints triggered from its start on;
- *   <li>the heap the run holds (after a full GC, above what the JVM held before the cluster
- *       started: state, Flink's own structures, buffers) is measured; then one source instance throws; recovery is timed
+ *   <li>the live heap (after a full GC) and the bytes on the storage are taken; then one source
+ *       instance throws; recovery is timed
  *       from that moment to the first record the restarted job processes, and to the start of the
  *       first half second (not before that first record) in which it processes at 90% of the
  *       measured throughput again;
  *   <li>the sources are stopped, the job finishes, and its result is verified against the
  *       generator; checkpoint figures come from Flink's checkpoint statistics, written bytes from
- *       {@link StorageScanner}.
+ *       {@link StorageScanner}; the run's heap is the live heap taken before the failure minus the
+ *       live heap after the cluster closed.
  * </ol>
  */
 final class ConfigurationRun {
@@ -108,8 +109,8 @@ final class ConfigurationRun {
                                 .setNumSlotsPerTaskManager(profile.spec.parallelism)
                                 .build());
         StorageScanner scanner = root == null ? null : new StorageScanner(root, 250);
+        long heapInRun;
         try {
-            long heapBefore = liveHeap();
             cluster.start();
             StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
             env.setParallelism(profile.spec.parallelism);
@@ -150,7 +151,10 @@ final class ConfigurationRun {
             }
             result.throughput = timeline.rateSince(first + runNanos / 2);
 
-            result.heapBytes = liveHeap() - heapBefore;
+            heapInRun = liveHeap();
+            if (scanner != null) {
+                result.storageBytesInUse = scanner.presentBytes();
+            }
 
             if (checkpointed && profile.injectFailure) {
                 measureRecovery(cluster, jobId, channel, timeline, result, prefix);
@@ -166,7 +170,6 @@ final class ConfigurationRun {
             if (scanner != null) {
                 scanner.close();
                 result.storageBytesWritten = scanner.writtenBytes();
-                result.storageBytesAtEnd = scanner.presentBytes();
             }
             progress.update(prefix + " verifying");
             Verification verification = job.verify(profile.spec, channel);
@@ -178,6 +181,8 @@ final class ConfigurationRun {
             }
             cluster.close();
         }
+        // what closing the run freed: its state and the cluster's own structures
+        result.heapBytes = heapInRun - liveHeap();
     }
 
     private void measureRecovery(

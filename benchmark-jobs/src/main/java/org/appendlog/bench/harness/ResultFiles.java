@@ -43,7 +43,7 @@ final class ResultFiles {
                     "job,backend,storage,status,verified,records_processed,throughput_records_per_s,"
                             + "checkpoints_completed,checkpoints_failed,checkpoint_p50_ms,checkpoint_p99_ms,"
                             + "sync_p50_ms,sync_p99_ms,incremental_bytes_per_checkpoint,full_bytes_per_checkpoint,"
-                            + "incremental_bytes_total,storage_bytes_written,storage_bytes_at_end,heap_bytes,"
+                            + "incremental_bytes_total,storage_bytes_written,storage_bytes_in_use,heap_bytes,"
                             + "recovery_first_record_ms,recovery_full_throughput_ms");
             for (RunResult r : results) {
                 CheckpointFigures c = r.checkpoints;
@@ -67,7 +67,7 @@ final class ResultFiles {
                                 Long.toString(c.fullBytesAvg),
                                 Long.toString(c.incrementalBytesTotal),
                                 Long.toString(r.storageBytesWritten),
-                                Long.toString(r.storageBytesAtEnd),
+                                Long.toString(r.storageBytesInUse),
                                 Long.toString(r.heapBytes),
                                 Long.toString(r.recoveryFirstRecordMs),
                                 Long.toString(r.recoveryFullThroughputMs)));
@@ -133,7 +133,7 @@ final class ResultFiles {
         StringBuilder t = new StringBuilder();
         t.append("| job | backend | storage | verified | records/s | checkpoints | ckpt p50 ms | ckpt p99 ms ")
                 .append("| sync p50 ms | sync p99 ms | incremental / ckpt | full / ckpt | written to storage ")
-                .append("| on storage at end | heap | recovery: first record ms | recovery: full throughput ms |\n");
+                .append("| on storage (steady) | heap | recovery: first record ms | recovery: full throughput ms |\n");
         t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (RunResult r : results) {
             CheckpointFigures c = r.checkpoints;
@@ -153,7 +153,7 @@ final class ResultFiles {
                     Format.bytes(c.incrementalBytesAvg),
                     Format.bytes(c.fullBytesAvg),
                     Format.bytes(r.storageBytesWritten),
-                    Format.bytes(r.storageBytesAtEnd),
+                    Format.bytes(r.storageBytesInUse),
                     Format.bytes(r.heapBytes),
                     Format.millis(r.recoveryFirstRecordMs),
                     Format.millis(r.recoveryFullThroughputMs)));

@@ -19,7 +19,7 @@ public final class RunResult {
     public double throughput = -1;
     public CheckpointFigures checkpoints = CheckpointFigures.none();
     public long storageBytesWritten = -1;
-    public long storageBytesAtEnd = -1;
+    public long storageBytesInUse = -1;
     public long heapBytes = -1;
     public long recoveryFirstRecordMs = -1;
     public long recoveryFullThroughputMs = -1;
