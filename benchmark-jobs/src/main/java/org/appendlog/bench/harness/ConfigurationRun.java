@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>the sources are stopped, the job finishes, and its result is verified against the
  *       generator; checkpoint figures come from Flink's checkpoint statistics, written bytes from
  *       {@link StorageScanner}; the run's heap is the live heap taken before the failure minus the
- *       live heap after the cluster closed.
+ *       live heap when the job had processed its first records (same cluster, empty state).
  * </ol>
  */
 final class ConfigurationRun {
@@ -109,7 +109,6 @@ final class ConfigurationRun {
                                 .setNumSlotsPerTaskManager(profile.spec.parallelism)
                                 .build());
         StorageScanner scanner = root == null ? null : new StorageScanner(root, 250);
-        long heapInRun;
         try {
             cluster.start();
             StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
@@ -130,6 +129,8 @@ final class ConfigurationRun {
             Timeline timeline = new Timeline(channel);
             String prefix = position + " " + result.label();
             timeline.awaitFirstRecords(cluster, jobId, prefix);
+            // live heap with the cluster up and the state still empty; the job barely started
+            long heapAtStart = liveHeap();
             // the measured run is the steady state: after the first pass has written every key
             long first = timeline.awaitProcessed(
                     profile.spec.generator.firstPassRecords(), cluster, jobId, prefix + " first pass");
@@ -151,7 +152,7 @@ final class ConfigurationRun {
             }
             result.throughput = timeline.rateSince(first + runNanos / 2);
 
-            heapInRun = liveHeap();
+            result.heapBytes = liveHeap() - heapAtStart;
             if (scanner != null) {
                 result.storageBytesInUse = scanner.presentBytes();
             }
@@ -181,8 +182,6 @@ final class ConfigurationRun {
             }
             cluster.close();
         }
-        // what closing the run freed: its state and the cluster's own structures
-        result.heapBytes = heapInRun - liveHeap();
     }
 
     private void measureRecovery(
