@@ -110,6 +110,7 @@ final class ConfigurationRun {
                                 .build());
         StorageScanner scanner = root == null ? null : new StorageScanner(root, 250);
         try {
+            awaitHeapSettled();
             cluster.start();
             StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
             env.setParallelism(profile.spec.parallelism);
@@ -253,6 +254,22 @@ final class ConfigurationRun {
                     .map(t -> t.deserializeError(ConfigurationRun.class.getClassLoader()))
                     .orElse(new IllegalStateException("unknown failure"));
             throw new IllegalStateException("the job failed", failure);
+        }
+    }
+
+    /**
+     * Waits until the previous run's cluster has let go of its state (its threads end a while after
+     * it closed): until a full collection frees no more than 1 MB, at most 10 s.
+     */
+    private static void awaitHeapSettled() throws InterruptedException {
+        long previous = liveHeap();
+        for (int i = 0; i < 20; i++) {
+            Thread.sleep(500);
+            long now = liveHeap();
+            if (previous - now < 1_000_000) {
+                return;
+            }
+            previous = now;
         }
     }
 
