@@ -23,7 +23,6 @@ final class StorageScanner implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
     private long present;
-    private IOException lastError;
 
     StorageScanner(String rootUri, long periodMillis) {
         this.root = new Path(rootUri);
@@ -57,7 +56,6 @@ final class StorageScanner implements AutoCloseable {
             present = total;
         } catch (IOException e) {
             // files vanish while being listed (subsumed checkpoints): the next scan sees the rest
-            lastError = e;
         }
     }
 
@@ -97,9 +95,5 @@ final class StorageScanner implements AutoCloseable {
 
     synchronized long presentBytes() {
         return present;
-    }
-
-    synchronized int filesSeen() {
-        return largestSize.size();
     }
 }

@@ -72,9 +72,4 @@ public final class JobSpec {
                 args.longValue("window-records", 1_000_000),
                 args.intValue("top-k", 10));
     }
-
-    /** The same job over a different number of records (0 = until the run is stopped). */
-    public JobSpec withTotalRecords(long records) {
-        return new JobSpec(generator, records, recordsPerSecond, parallelism, windowRecords, topK);
-    }
 }
