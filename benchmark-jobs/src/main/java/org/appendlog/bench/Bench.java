@@ -1,0 +1,44 @@
+package org.appendlog.bench;
+
+import org.appendlog.bench.harness.Harness;
+import org.appendlog.bench.harness.Profile;
+import org.appendlog.bench.harness.RunResult;
+
+import java.util.List;
+
+/**
+ * The {@code bench} command: runs the word-count and top-K jobs under every state backend and
+ * checkpoint storage side by side in this JVM and writes tables and charts. See the module README.
+ *
+ * <p>Exits 1 if a configuration that ran produced a wrong result or failed, 2 on bad options.
+ */
+public final class Bench {
+
+    private Bench() {}
+
+    public static void main(String[] argv) throws Exception {
+        Args args = new Args(argv);
+        if (args.flag("help")) {
+            System.out.println("Usage: bench [options]\n" + Profile.USAGE);
+            return;
+        }
+        Profile profile;
+        try {
+            profile = new Profile(args);
+            args.rejectUnknown();
+        } catch (IllegalArgumentException e) {
+            System.err.println("bench: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        List<RunResult> results = new Harness(profile, System.out).run("bench " + String.join(" ", argv));
+        boolean wrong = false;
+        for (RunResult r : results) {
+            if (r.status.startsWith("failed") || (r.ran() && !r.verified)) {
+                wrong = true;
+            }
+        }
+        // Flink and Hadoop leave non-daemon threads behind; the run is over
+        System.exit(wrong ? 1 : 0);
+    }
+}

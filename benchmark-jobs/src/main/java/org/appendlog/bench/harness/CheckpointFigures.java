@@ -1,0 +1,106 @@
+package org.appendlog.bench.harness;
+
+import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.checkpoint.TaskStateStats;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What the job's checkpoints cost, read from Flink's own checkpoint statistics (the figures the web
+ * UI shows): end-to-end duration, the synchronous part (the longest of any subtask: that is how
+ * long a task stopped processing), the incremental size (what the checkpoint uploaded) and the full
+ * size (the whole state it stands for).
+ */
+public final class CheckpointFigures {
+
+    public final int completed;
+    public final int failed;
+    public final long durationP50Ms;
+    public final long durationP99Ms;
+    public final long syncP50Ms;
+    public final long syncP99Ms;
+    public final long incrementalBytesAvg;
+    public final long fullBytesAvg;
+    public final long incrementalBytesTotal;
+
+    private CheckpointFigures(
+            int completed,
+            int failed,
+            List<Long> durations,
+            List<Long> syncs,
+            List<Long> incremental,
+            List<Long> full) {
+        this.completed = completed;
+        this.failed = failed;
+        this.durationP50Ms = percentile(durations, 50);
+        this.durationP99Ms = percentile(durations, 99);
+        this.syncP50Ms = percentile(syncs, 50);
+        this.syncP99Ms = percentile(syncs, 99);
+        this.incrementalBytesTotal = sum(incremental);
+        this.incrementalBytesAvg = incremental.isEmpty() ? -1 : incrementalBytesTotal / incremental.size();
+        this.fullBytesAvg = full.isEmpty() ? -1 : sum(full) / full.size();
+    }
+
+    public static CheckpointFigures none() {
+        List<Long> empty = Collections.emptyList();
+        return new CheckpointFigures(0, 0, empty, empty, empty, empty);
+    }
+
+    /** The figures of the checkpoints triggered at or after {@code fromMillis} (epoch ms). */
+    public static CheckpointFigures of(CheckpointStatsSnapshot snapshot, long fromMillis) {
+        int failed = 0;
+        List<Long> durations = new ArrayList<>();
+        List<Long> syncs = new ArrayList<>();
+        List<Long> incremental = new ArrayList<>();
+        List<Long> full = new ArrayList<>();
+        for (AbstractCheckpointStats checkpoint : snapshot.getHistory().getCheckpoints()) {
+            if (checkpoint.getTriggerTimestamp() < fromMillis || checkpoint.getProperties().isSavepoint()) {
+                continue;
+            }
+            if (checkpoint.getStatus() == CheckpointStatsStatus.FAILED) {
+                failed++;
+            }
+            if (checkpoint.getStatus() != CheckpointStatsStatus.COMPLETED) {
+                continue;
+            }
+            durations.add(checkpoint.getEndToEndDuration());
+            long sync = 0;
+            for (TaskStateStats task : checkpoint.getAllTaskStateStats()) {
+                sync = Math.max(sync, task.getSummaryStats().getSyncCheckpointDurationStats().getMaximum());
+            }
+            syncs.add(sync);
+            incremental.add(checkpoint.getCheckpointedSize());
+            full.add(checkpoint.getStateSize());
+        }
+        return new CheckpointFigures(
+                durations.size(),
+                failed,
+                durations,
+                syncs,
+                incremental,
+                full);
+    }
+
+    /** Nearest-rank percentile, or -1 if there are no values. */
+    static long percentile(List<Long> values, int percent) {
+        if (values.isEmpty()) {
+            return -1;
+        }
+        List<Long> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int rank = (int) Math.ceil(percent / 100.0 * sorted.size());
+        return sorted.get(Math.max(0, rank - 1));
+    }
+
+    private static long sum(List<Long> values) {
+        long total = 0;
+        for (long v : values) {
+            total += v;
+        }
+        return total;
+    }
+}

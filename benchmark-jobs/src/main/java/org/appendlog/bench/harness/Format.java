@@ -1,0 +1,43 @@
+package org.appendlog.bench.harness;
+
+import java.util.Locale;
+
+/** How figures are printed in the progress line, the Markdown table and the charts. */
+final class Format {
+
+    private Format() {}
+
+    /** 1234567 as "1.23 M", 45600 as "45.6 k"; negative values (not measured) as "-". */
+    static String count(double value) {
+        if (value < 0) {
+            return "-";
+        }
+        if (value >= 1e6) {
+            return String.format(Locale.ROOT, "%.2f M", value / 1e6);
+        }
+        if (value >= 1e3) {
+            return String.format(Locale.ROOT, "%.1f k", value / 1e3);
+        }
+        return String.format(Locale.ROOT, "%.0f", value);
+    }
+
+    static String bytes(long value) {
+        if (value < 0) {
+            return "-";
+        }
+        if (value >= 1_000_000_000L) {
+            return String.format(Locale.ROOT, "%.2f GB", value / 1e9);
+        }
+        if (value >= 1_000_000) {
+            return String.format(Locale.ROOT, "%.1f MB", value / 1e6);
+        }
+        if (value >= 1_000) {
+            return String.format(Locale.ROOT, "%.1f kB", value / 1e3);
+        }
+        return value + " B";
+    }
+
+    static String millis(long value) {
+        return value < 0 ? "-" : Long.toString(value);
+    }
+}

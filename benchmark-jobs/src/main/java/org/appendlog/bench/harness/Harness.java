@@ -1,0 +1,89 @@
+package org.appendlog.bench.harness;
+
+import org.appendlog.bench.jobs.BenchJob;
+
+import org.apache.flink.util.FileUtils;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs a {@link Profile}'s matrix in this JVM, one configuration after the other (so they never
+ * compete for the two cores), after one unrecorded warm-up run per job, then writes the result
+ * files.
+ */
+public final class Harness {
+
+    private final Profile profile;
+    private final PrintStream out;
+
+    public Harness(Profile profile, PrintStream out) {
+        this.profile = profile;
+        this.out = out;
+    }
+
+    /** Runs everything; {@code command} is recorded in the Markdown so the run can be repeated. */
+    public List<RunResult> run(String command) throws IOException {
+        boolean ownWorkDir = profile.workDir == null;
+        File workDir = ownWorkDir ? Files.createTempDirectory("appendlog-bench").toFile() : profile.workDir;
+        out.println("bench: " + profile.describe());
+        out.println("bench: checkpoints and HDFS data in " + workDir + ", results to " + profile.outDir.getAbsolutePath());
+        long start = System.nanoTime();
+        List<RunResult> results = new ArrayList<>();
+        Map<String, Double> bandwidth = new LinkedHashMap<>();
+        ProgressLine progress = new ProgressLine(out);
+        int total = profile.jobs.size() * (profile.backends.size() * profile.storages.size() + (profile.limits ? 1 : 0));
+        try (Storages storages = new Storages(workDir)) {
+            ConfigurationRun runner = new ConfigurationRun(profile, storages, workDir, progress);
+            // the first run of a job in a fresh JVM measures the JIT compiler, not the backend
+            for (BenchJob job : profile.jobs) {
+                runner.run(job, null, null, "[warm-up, not recorded]");
+            }
+            int index = 0;
+            for (BenchJob job : profile.jobs) {
+                if (profile.limits) {
+                    results.add(runner.run(job, null, null, position(++index, total)));
+                }
+                for (String storage : profile.storages) {
+                    for (Backend backend : profile.backends) {
+                        results.add(runner.run(job, backend, storage, position(++index, total)));
+                    }
+                }
+            }
+            if (profile.limits) {
+                for (String storage : profile.storages) {
+                    progress.update("measuring the sequential write bandwidth of " + storage);
+                    String dir = storages.rootFor(storage, "bandwidth");
+                    double mbPerSecond = StorageBandwidth.measure(dir, profile.bandwidthMb);
+                    bandwidth.put(storage, mbPerSecond);
+                    progress.done(String.format(Locale.ROOT, "bandwidth of %s: %.0f MB/s sequential write", storage, mbPerSecond));
+                }
+            }
+        } finally {
+            if (ownWorkDir) {
+                FileUtils.deleteDirectoryQuietly(workDir);
+            }
+        }
+        String description = profile.describe()
+                + String.format(Locale.ROOT, "; the whole run took %.0f s", (System.nanoTime() - start) / 1e9);
+        ResultFiles.write(profile.outDir, description, command, results, bandwidth);
+        out.println();
+        out.println(ResultFiles.table(results));
+        out.println("bench: wrote " + new File(profile.outDir, ResultFiles.MARKDOWN).getPath() + ", "
+                + ResultFiles.CSV + ", " + ResultFiles.BANDWIDTH_CSV + " and " + ResultFiles.CHARTS.length
+                + " charts in " + profile.outDir.getPath()
+                + String.format(Locale.ROOT, " (%.0f s)", (System.nanoTime() - start) / 1e9));
+        return results;
+    }
+
+    private static String position(int index, int total) {
+        return "[" + index + "/" + total + "]";
+    }
+}

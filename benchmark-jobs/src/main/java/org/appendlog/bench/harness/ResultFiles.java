@@ -1,0 +1,190 @@
+package org.appendlog.bench.harness;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Writes a harness run's results: {@code results.csv} (one row per configuration, raw numbers),
+ * {@code bandwidth.csv}, {@code results.md} (the same as tables, with the profile and the command)
+ * and four PNG charts.
+ */
+final class ResultFiles {
+
+    static final String CSV = "results.csv";
+    static final String BANDWIDTH_CSV = "bandwidth.csv";
+    static final String MARKDOWN = "results.md";
+    static final String[] CHARTS = {
+        "throughput.png", "checkpoint-duration.png", "checkpoint-bytes.png", "recovery.png"
+    };
+
+    private ResultFiles() {}
+
+    static void write(
+            File dir, String description, String command, List<RunResult> results, Map<String, Double> bandwidth)
+            throws IOException {
+        if (!dir.mkdirs() && !dir.isDirectory()) {
+            throw new IOException("Cannot create the results folder " + dir.getAbsolutePath());
+        }
+        writeCsv(new File(dir, CSV), results);
+        writeBandwidthCsv(new File(dir, BANDWIDTH_CSV), bandwidth);
+        writeMarkdown(new File(dir, MARKDOWN), description, command, results, bandwidth);
+        writeCharts(dir, results);
+    }
+
+    private static void writeCsv(File file, List<RunResult> results) throws IOException {
+        try (PrintWriter out = new PrintWriter(file, StandardCharsets.UTF_8)) {
+            out.println(
+                    "job,backend,storage,status,verified,records_processed,throughput_records_per_s,"
+                            + "checkpoints_completed,checkpoints_failed,checkpoint_p50_ms,checkpoint_p99_ms,"
+                            + "sync_p50_ms,sync_p99_ms,incremental_bytes_per_checkpoint,full_bytes_per_checkpoint,"
+                            + "incremental_bytes_total,storage_bytes_written,storage_bytes_in_use,heap_bytes,"
+                            + "recovery_first_record_ms,recovery_full_throughput_ms");
+            for (RunResult r : results) {
+                CheckpointFigures c = r.checkpoints;
+                out.println(
+                        String.join(
+                                ",",
+                                r.job,
+                                quote(r.backend),
+                                r.storage,
+                                quote(r.status),
+                                Boolean.toString(r.verified),
+                                Long.toString(r.recordsProcessed),
+                                String.format(Locale.ROOT, "%.0f", r.throughput),
+                                Integer.toString(c.completed),
+                                Integer.toString(c.failed),
+                                Long.toString(c.durationP50Ms),
+                                Long.toString(c.durationP99Ms),
+                                Long.toString(c.syncP50Ms),
+                                Long.toString(c.syncP99Ms),
+                                Long.toString(c.incrementalBytesAvg),
+                                Long.toString(c.fullBytesAvg),
+                                Long.toString(c.incrementalBytesTotal),
+                                Long.toString(r.storageBytesWritten),
+                                Long.toString(r.storageBytesInUse),
+                                Long.toString(r.heapBytes),
+                                Long.toString(r.recoveryFirstRecordMs),
+                                Long.toString(r.recoveryFullThroughputMs)));
+            }
+        }
+    }
+
+    private static void writeBandwidthCsv(File file, Map<String, Double> bandwidth) throws IOException {
+        try (PrintWriter out = new PrintWriter(file, StandardCharsets.UTF_8)) {
+            out.println("storage,sequential_write_mb_per_s");
+            for (Map.Entry<String, Double> e : bandwidth.entrySet()) {
+                out.println(e.getKey() + "," + String.format(Locale.ROOT, "%.1f", e.getValue()));
+            }
+        }
+    }
+
+    private static String quote(String text) {
+        return text.contains(",") || text.contains("\"") ? '"' + text.replace("\"", "\"\"") + '"' : text;
+    }
+
+    private static void writeMarkdown(
+            File file, String description, String command, List<RunResult> results, Map<String, Double> bandwidth)
+            throws IOException {
+        try (PrintWriter out = new PrintWriter(file, StandardCharsets.UTF_8)) {
+            out.println("# Benchmark results");
+            out.println();
+            out.println("Command: `" + command + "`");
+            out.println();
+            out.println(description + ".");
+            out.println();
+            out.println(table(results));
+            if (!bandwidth.isEmpty()) {
+                out.println("Raw sequential write bandwidth of the storages (the limit for any checkpoint):");
+                out.println();
+                out.println("| storage | MB/s |");
+                out.println("|---|---:|");
+                for (Map.Entry<String, Double> e : bandwidth.entrySet()) {
+                    out.println(String.format(Locale.ROOT, "| %s | %.0f |", e.getKey(), e.getValue()));
+                }
+                out.println();
+            }
+            List<String> notes = new ArrayList<>();
+            for (RunResult r : results) {
+                if (!r.ran() || !r.verified) {
+                    notes.add("- " + r.label() + ": " + (r.ran() ? r.verification : r.status));
+                }
+            }
+            if (!notes.isEmpty()) {
+                out.println("Configurations without a verified result:");
+                out.println();
+                notes.forEach(out::println);
+                out.println();
+            }
+            for (String chart : CHARTS) {
+                out.println("![" + chart + "](" + chart + ")");
+                out.println();
+            }
+        }
+    }
+
+    /** The results as a Markdown table. */
+    static String table(List<RunResult> results) {
+        StringBuilder t = new StringBuilder();
+        t.append("| job | backend | storage | verified | records/s | checkpoints | ckpt p50 ms | ckpt p99 ms ")
+                .append("| sync p50 ms | sync p99 ms | incremental / ckpt | full / ckpt | written to storage ")
+                .append("| on storage (steady) | heap | recovery: first record ms | recovery: full throughput ms |\n");
+        t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (RunResult r : results) {
+            CheckpointFigures c = r.checkpoints;
+            t.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                    r.job,
+                    r.backend,
+                    r.storage,
+                    r.ran() ? (r.verified ? "yes" : "**NO**") : r.status.startsWith("unavailable") ? "not run" : "**failed**",
+                    Format.count(r.throughput),
+                    r.ran() ? c.completed + (c.failed > 0 ? " (+" + c.failed + " failed)" : "") : "-",
+                    Format.millis(c.durationP50Ms),
+                    Format.millis(c.durationP99Ms),
+                    Format.millis(c.syncP50Ms),
+                    Format.millis(c.syncP99Ms),
+                    Format.bytes(c.incrementalBytesAvg),
+                    Format.bytes(c.fullBytesAvg),
+                    Format.bytes(r.storageBytesWritten),
+                    Format.bytes(r.storageBytesInUse),
+                    Format.bytes(r.heapBytes),
+                    Format.millis(r.recoveryFirstRecordMs),
+                    Format.millis(r.recoveryFullThroughputMs)));
+        }
+        return t.toString();
+    }
+
+    private static void writeCharts(File dir, List<RunResult> results) throws IOException {
+        BarChart throughput = new BarChart("Throughput (records/s, higher is better)", Format::count, "records/s");
+        BarChart duration = new BarChart(
+                "Checkpoint duration (ms, lower is better)", v -> Format.millis((long) v), "p50", "p99", "sync p99");
+        BarChart bytes = new BarChart(
+                "Bytes per checkpoint (lower is better)", v -> Format.bytes((long) v), "incremental (uploaded)", "full (state size)");
+        BarChart recovery = new BarChart(
+                "Recovery after an injected failure (ms, lower is better)", v -> Format.millis((long) v),
+                "to first record", "to full throughput");
+        for (RunResult r : results) {
+            if (!r.ran()) {
+                continue;
+            }
+            throughput.add(r.label(), r.throughput);
+            if (r.checkpoints.completed > 0) {
+                CheckpointFigures c = r.checkpoints;
+                duration.add(r.label(), c.durationP50Ms, c.durationP99Ms, c.syncP99Ms);
+                bytes.add(r.label(), c.incrementalBytesAvg, c.fullBytesAvg);
+                recovery.add(r.label(), r.recoveryFirstRecordMs, r.recoveryFullThroughputMs);
+            }
+        }
+        throughput.write(new File(dir, CHARTS[0]));
+        duration.write(new File(dir, CHARTS[1]));
+        bytes.write(new File(dir, CHARTS[2]));
+        recovery.write(new File(dir, CHARTS[3]));
+    }
+}

@@ -1,0 +1,40 @@
+package org.appendlog.bench.harness;
+
+/** The measurements of one configuration (job x backend x storage), -1 where not measured. */
+public final class RunResult {
+
+    /** The backend column of the rows that run the job with checkpointing off. */
+    public static final String CHECKPOINTING_OFF = "off (no checkpoints)";
+
+    public final String job;
+    public final String backend;
+    public final String storage;
+
+    /** "ok", or why the configuration did not run or did not finish. */
+    public String status = "ok";
+
+    public boolean verified;
+    public String verification = "";
+    public long recordsProcessed = -1;
+    public double throughput = -1;
+    public CheckpointFigures checkpoints = CheckpointFigures.none();
+    public long storageBytesWritten = -1;
+    public long storageBytesInUse = -1;
+    public long heapBytes = -1;
+    public long recoveryFirstRecordMs = -1;
+    public long recoveryFullThroughputMs = -1;
+
+    public RunResult(String job, String backend, String storage) {
+        this.job = job;
+        this.backend = backend;
+        this.storage = storage;
+    }
+
+    public String label() {
+        return job + " / " + backend + " / " + storage;
+    }
+
+    public boolean ran() {
+        return "ok".equals(status);
+    }
+}

@@ -1,0 +1,29 @@
+package org.appendlog.bench.jobs;
+
+import org.appendlog.bench.run.RunChannel;
+
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/** A benchmark job: a pipeline over the generated words whose final result can be checked. */
+public interface BenchJob {
+
+    String name();
+
+    /** Adds the job's pipeline to {@code env}; its operators report to the run {@code runId}. */
+    void build(StreamExecutionEnvironment env, JobSpec spec, String runId);
+
+    /** Compares what the job reported to {@code channel} with what the generator implies. */
+    Verification verify(JobSpec spec, RunChannel channel);
+
+    static BenchJob named(String name) {
+        switch (name) {
+            case "wordcount":
+                return new WordCount();
+            case "topk":
+                return new TopK();
+            default:
+                throw new IllegalArgumentException(
+                        "Unknown job '" + name + "': use wordcount or topk");
+        }
+    }
+}
