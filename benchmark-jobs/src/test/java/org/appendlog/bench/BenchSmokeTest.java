@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The CI smoke test of the harness: the smallest part of the quick profile. WordCount on {@code
  * hashmap} and {@code appendlog} over local files plus the checkpointing-off limit and the
- * bandwidth probe; TopK on {@code hashmap}. Every run has an injected failure and must produce a
+ * bandwidth probe; TopK (windows and timers) on both. Every run has an injected failure and must produce a
  * verified result, real measurements and all result files.
  */
 class BenchSmokeTest {
@@ -64,14 +64,17 @@ class BenchSmokeTest {
     }
 
     @Test
-    void topKOnHashmapVerifiesEveryWindowAfterTheFailure() throws Exception {
+    void topKVerifiesEveryWindowAfterTheFailure() throws Exception {
         File out = tmp.resolve("topk").toFile();
-        Run run = run("--jobs", "topk", "--backends", "hashmap", "--limits", "false", "--out", out.getPath());
+        Run run =
+                run("--jobs", "topk", "--backends", "hashmap,appendlog", "--limits", "false", "--out", out.getPath());
 
-        assertThat(run.results).hasSize(1);
+        assertThat(run.results).hasSize(2);
         assertMeasuredAndVerified(run);
         assertThat(run.results.get(0).verification).contains("top-K of every window");
-        assertThat(Files.readString(new File(out, "results.md").toPath())).contains("| topk | hashmap | local | yes |");
+        assertThat(Files.readString(new File(out, "results.md").toPath()))
+                .contains("| topk | hashmap | local | yes |")
+                .contains("| topk | appendlog | local | yes |");
     }
 
     private Run run(String... options) throws Exception {
