@@ -68,8 +68,7 @@ import java.util.stream.Stream;
  *   --thresholds-ms 200,1000 CEC H values
  *   --max-per-shot 1000      CEC M
  *   --baselines hashmap      state backends for Flink's WindowOperator; "appendlog" selects
- *                            org.appendlog.statebackend.AppendLogStateBackendFactory (needs
- *                            flink-statebackend-appendlog on the test classpath)
+ *                            org.appendlog.statebackend.AppendLogStateBackendFactory
  *   --fail-at 0.7            fraction of the input after which one failure is injected
  *   --parallelism 2
  *   --dir /tmp/cec-bench     scratch directory for logs and checkpoints (a sub-directory per run)
