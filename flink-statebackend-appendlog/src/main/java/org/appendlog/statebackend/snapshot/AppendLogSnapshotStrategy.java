@@ -185,17 +185,24 @@ public final class AppendLogSnapshotStrategy<K> {
         Capture capture =
                 new Capture(checkpointId, new BatchBuilder(checkpointId, keyGroupRange, names));
         TypeSerializer<Object> keys = (TypeSerializer<Object>) keySerializer;
-        for (EntryRef entry : tracker.drain()) {
-            StateTable<K, Object, Object> table = states.get(entry.stateId()).table();
-            Object value =
-                    table.getMapForKeyGroup(entry.keyGroup())
-                            .get((K) entry.key(), entry.namespace());
-            capture.add(
-                    entry,
-                    keys,
-                    table.getNamespaceSerializer(),
-                    table.getStateSerializer(),
-                    value);
+        Set<EntryRef> dirty = tracker.drain();
+        try {
+            for (EntryRef entry : dirty) {
+                StateTable<K, Object, Object> table = states.get(entry.stateId()).table();
+                Object value =
+                        table.getMapForKeyGroup(entry.keyGroup())
+                                .get((K) entry.key(), entry.namespace());
+                capture.add(
+                        entry,
+                        keys,
+                        table.getNamespaceSerializer(),
+                        table.getStateSerializer(),
+                        value);
+            }
+        } catch (Exception | Error e) {
+            // This checkpoint fails; its changes must reach the next one.
+            dirty.forEach(tracker::mark);
+            throw e;
         }
         return capture;
     }
