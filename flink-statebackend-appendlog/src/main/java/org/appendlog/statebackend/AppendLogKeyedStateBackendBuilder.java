@@ -148,6 +148,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             .build();
 
             Path dir = logDirectory();
+            checkWritable(dir);
             UUID backendId = UUID.randomUUID();
             log =
                     new SegmentedLog(
@@ -216,6 +217,29 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             heap.dispose();
         }
         IOUtils.closeQuietly(log);
+    }
+
+    /** Fails now, naming the option, rather than at the first checkpoint. */
+    private void checkWritable(Path dir) throws BackendBuildingException {
+        IOException cause = null;
+        boolean created = false;
+        try {
+            created = dir.getFileSystem().mkdirs(dir);
+        } catch (IOException e) {
+            cause = e;
+        }
+        if (!created) {
+            throw new BackendBuildingException(
+                    "Cannot create the state log directory "
+                            + dir
+                            + "; check that '"
+                            + AppendLogOptions.LOG_DIR.key()
+                            + "' ("
+                            + settings.logDirectory()
+                            + ") names a writable directory"
+                            + (cause == null ? "" : ": " + cause.getMessage()),
+                    cause);
+        }
     }
 
     private Path logDirectory() {

@@ -186,8 +186,10 @@ public final class AppendLogSnapshotStrategy<K> {
                 new Capture(checkpointId, new BatchBuilder(checkpointId, keyGroupRange, names));
         TypeSerializer<Object> keys = (TypeSerializer<Object>) keySerializer;
         Set<EntryRef> dirty = tracker.drain();
+        EntryRef current = null;
         try {
             for (EntryRef entry : dirty) {
+                current = entry;
                 StateTable<K, Object, Object> table = states.get(entry.stateId()).table();
                 Object value =
                         table.getMapForKeyGroup(entry.keyGroup())
@@ -199,8 +201,20 @@ public final class AppendLogSnapshotStrategy<K> {
                         table.getStateSerializer(),
                         value);
             }
-        } catch (Exception | Error e) {
+        } catch (Exception e) {
             // This checkpoint fails; its changes must reach the next one.
+            dirty.forEach(tracker::mark);
+            throw new IOException(
+                    "Checkpoint "
+                            + checkpointId
+                            + " could not serialize an entry of state '"
+                            + states.get(current.stateId()).name()
+                            + "' (key group "
+                            + current.keyGroup()
+                            + ") with the state's serializers: "
+                            + e,
+                    e);
+        } catch (Error e) {
             dirty.forEach(tracker::mark);
             throw e;
         }

@@ -51,7 +51,7 @@ public final class ReliabilityLog {
 
     private static String quote(String s) {
         // Temporary directories differ per run; the file name is what the reader needs.
-        s = s.replaceAll("(faulty|file|hdfs):/[^\\s,;)]*/", ".../")
+        s = s.replaceAll("(faulty|file|hdfs):/[^\\s,;)']*(/tmp/|localhost:)[^\\s,;)']*/", ".../")
                 .replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>")
                 .replaceAll("/tmp/junit\\d+", "<tmp>");
         if (s.length() > 400) {
