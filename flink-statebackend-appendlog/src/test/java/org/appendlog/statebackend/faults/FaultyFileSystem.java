@@ -44,6 +44,15 @@ public final class FaultyFileSystem extends FileSystem {
         return real(path).getFileSystem();
     }
 
+    /**
+     * The Hadoop file system underneath, when the delegate is HDFS: the backend looks for this
+     * method (by name) to recover leases, as it does on Flink's own Hadoop file system.
+     */
+    public Object getHadoopFileSystem() throws Exception {
+        FileSystem delegate = new Path(delegateRoot + "/").getFileSystem();
+        return delegate.getClass().getMethod("getHadoopFileSystem").invoke(delegate);
+    }
+
     @Override
     public Path getWorkingDirectory() {
         return new Path(SCHEME + ":///");
