@@ -185,13 +185,12 @@ class CheckpointFaultTest {
             FaultHarness.assertRestoresExactly(stateBackend, checkpoints, fourth);
 
             RELIABILITY.record(
-                    "checkpoint: " + c,
-                    (failure == null
-                                    ? "checkpoint 3 completed"
-                                    : "checkpoint 3 failed (" + shorten(failure) + ")")
+                    c.toString(),
+                    (failure == null ? "checkpoint 3 completed" : "checkpoint 3 failed")
                             + "; a new attempt restores checkpoint "
                             + last.id
-                            + " exactly; the writer's next checkpoint holds checkpoint 3's changes and restores exactly");
+                            + " exactly; the writer's next checkpoint holds checkpoint 3's changes and restores exactly"
+                            + (failure == null ? "" : ". Error: " + failure));
         }
     }
 
@@ -240,7 +239,4 @@ class CheckpointFaultTest {
         return failure;
     }
 
-    static String shorten(String message) {
-        return message.length() > 200 ? message.substring(0, 200) + "..." : message;
-    }
 }

@@ -148,13 +148,12 @@ class DataNodeRestartTest {
             FaultHarness.assertRestoresExactly(stateBackend, checkpoints, next);
             RELIABILITY.record(
                     moment.toString() + " of checkpoint 3",
-                    (failure == null
-                                    ? "checkpoint 3 completed"
-                                    : "checkpoint 3 failed (" + failure + ")")
+                    (failure == null ? "checkpoint 3 completed" : "checkpoint 3 failed")
                             + "; checkpoint " + last.id + " restores exactly"
                             + (fourthFailure == null
                                     ? "; the next checkpoint completes and restores exactly"
-                                    : "; the next checkpoint fails (" + fourthFailure + "), the one after it completes and restores exactly"));
+                                    : "; the next checkpoint fails (the writer's broken stream), the one after it completes and restores exactly")
+                            + (failure == null ? "" : ". Error: " + failure));
         }
     }
 }

@@ -54,9 +54,10 @@ public final class ReliabilityLog {
         s = s.replaceAll("(faulty|file|hdfs):/[^\\s,;)']*(/tmp/|localhost:)[^\\s,;)']*/", ".../")
                 .replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>")
                 .replaceAll("/tmp/junit\\d+", "<tmp>")
+                .replaceAll("[0-9a-f]{32}", "<job>")
                 .replaceAll("(127\\.0\\.0\\.1|localhost):\\d+", "$1:<port>");
-        if (s.length() > 400) {
-            s = s.substring(0, 400) + " ...";
+        if (s.length() > 600) {
+            s = s.substring(0, 600) + " ...";
         }
         return '"' + s.replace("\r", " ").replace("\n", " ").replace("\"", "\"\"") + '"';
     }
