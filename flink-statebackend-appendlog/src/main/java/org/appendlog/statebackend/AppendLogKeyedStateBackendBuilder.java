@@ -207,8 +207,13 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             throw e;
         } catch (Exception e) {
             closeAll(heap, log);
-            throw new BackendBuildingException(
-                    "Failed to build the appendlog state backend: " + e.getMessage(), e);
+            StringBuilder message =
+                    new StringBuilder("Failed to build the appendlog state backend: ")
+                            .append(e.getMessage());
+            for (Throwable context : e.getSuppressed()) {
+                message.append(" (").append(context.getMessage()).append(')');
+            }
+            throw new BackendBuildingException(message.toString(), e);
         }
     }
 
