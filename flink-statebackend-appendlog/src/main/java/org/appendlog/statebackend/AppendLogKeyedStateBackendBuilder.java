@@ -52,6 +52,7 @@ import java.util.stream.Collectors;
  *
  * <ul>
  *   <li>append-log checkpoints (CLAIM: later checkpoints build on the restored batches);
+ *   <li>native append-log savepoints: checkpoints are full until one completes;
  *   <li>Flink's key-group formats (canonical savepoints of any backend, {@code hashmap}
  *       checkpoints): the heap backend restores them and checkpoints are full until one completes.
  * </ul>
@@ -97,9 +98,14 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
         try {
             List<RestoredCheckpoint> checkpoints = new ArrayList<>();
             List<KeyedStateHandle> flinkFormat = new ArrayList<>();
+            boolean restoredNativeSavepoint = false;
             for (KeyedStateHandle handle : handles) {
                 if (handle instanceof IncrementalRemoteKeyedStateHandle
                         && RestoredCheckpoint.isAppendLog((IncrementalRemoteKeyedStateHandle) handle)) {
+                    restoredNativeSavepoint |=
+                            !((IncrementalRemoteKeyedStateHandle) handle)
+                                    .getPrivateState()
+                                    .isEmpty();
                     checkpoints.add(
                             RestoredCheckpoint.read(
                                     (IncrementalRemoteKeyedStateHandle) handle,
@@ -192,7 +198,9 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                     restoreTimers(checkpoint, restoredMeta, queues);
                     checkpoint.segments().forEach(log::adopt);
                 }
-                backend.startFrom(batches, false, restore.bytesRead());
+                // A native savepoint's segments are its own private files, deleted with it and
+                // addressed relative to it: no checkpoint may share them, so start with a full one.
+                backend.startFrom(batches, restoredNativeSavepoint, restore.bytesRead());
             } else {
                 backend.startFrom(Collections.emptyList(), !flinkFormat.isEmpty(), 0);
             }

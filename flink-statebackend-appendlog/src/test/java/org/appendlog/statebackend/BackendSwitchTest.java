@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class BackendSwitchTest {
 
-    private static final CountingJob JOB = new CountingJob(12_000, 4_000);
+    private static final CountingJob JOB = new CountingJob(18_000, 4_000);
     private static final String APPENDLOG = "appendlog";
 
     @RegisterExtension

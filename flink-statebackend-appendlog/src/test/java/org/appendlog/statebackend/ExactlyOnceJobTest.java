@@ -75,7 +75,9 @@ class ExactlyOnceJobTest {
                         JOB.failingWith(new FailOnce(perSubtask / 4, perSubtask / 10))
                                 .jobGraph(jobConfig, PARALLELISM, SavepointRestoreSettings.none()));
         Set<String> segmentsSeen = new TreeSet<>();
+        long deadline = System.nanoTime() + MiniClusterJobs.TIMEOUT.toNanos();
         while (!client.getJobStatus(jobId).get().isGloballyTerminalState()) {
+            assertThat(System.nanoTime() - deadline).as("waiting past the timeout").isNegative();
             segmentsSeen.addAll(segmentFiles());
             Thread.sleep(50);
         }

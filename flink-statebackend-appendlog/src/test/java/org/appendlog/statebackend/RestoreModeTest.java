@@ -5,7 +5,9 @@ import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.core.execution.RestoreMode;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -33,45 +35,45 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A retained (externalized) appendlog checkpoint restores in NO_CLAIM and in CLAIM mode with exact
- * counts. NO_CLAIM: the first checkpoint after the restore refers to no file of the restored
- * checkpoint, and the restored checkpoint stays intact. CLAIM: the job takes the checkpoint over,
- * builds its next checkpoint on the claimed segments and, once finished, frees them.
+ * counts, also rescaled (taken at parallelism 2, restored at 1 and at 3). NO_CLAIM: the first
+ * checkpoint after the restore refers to no file of the restored checkpoint, and the restored
+ * checkpoint stays intact. CLAIM: the job takes the checkpoint over, builds its next checkpoint on
+ * the claimed segments and, once finished, frees them.
  */
 class RestoreModeTest {
 
     private static final int PARALLELISM = 2;
-    private static final CountingJob JOB = new CountingJob(16_000, 4_000);
+    private static final CountingJob JOB = new CountingJob(20_000, 4_000);
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
             new MiniClusterExtension(
                     new MiniClusterResourceConfiguration.Builder()
+                            .setConfiguration(clusterConfig())
                             .setNumberTaskManagers(1)
                             .setNumberSlotsPerTaskManager(4)
                             .build());
 
     @TempDir Path tmp;
 
+    /**
+     * Nothing is inlined into {@code _metadata}, so that every piece of state of this small job is
+     * a file, as it is for state of realistic size. (Flink configures the checkpoint storage that
+     * the job's checkpoint directory defines with the cluster's configuration only.)
+     */
+    private static Configuration clusterConfig() {
+        Configuration config = new Configuration();
+        config.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+        return config;
+    }
+
     @Test
     void retainedCheckpointRestoresInNoClaimThenInClaimMode(
             @InjectClusterClient ClusterClient<?> client) throws Exception {
-        Configuration config =
-                CountingJob.withAppendLog(
-                        CountingJob.jobConfig(checkpointDir().toUri().toString()),
-                        tmp.resolve("log").toUri().toString());
-        config.set(
-                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
-                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-
+        Configuration config = retainingConfig();
         JobID first = CountingJobRuns.startAndAwaitProgress(client, JOB, config, PARALLELISM);
-        client.cancel(first).get(MiniClusterJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        client.requestJobResult(first)
-                .get(MiniClusterJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        Path retained = cancelAndFindRetainedCheckpoint(client, first);
         Map<Integer, Long> emittedBeforeCancel = EmittedCounts.take().maxPerKey();
-
-        List<Path> retainedCheckpoints = checkpointsOf(first);
-        assertThat(retainedCheckpoints).as("retained checkpoints of %s", first).isNotEmpty();
-        Path retained = retainedCheckpoints.get(retainedCheckpoints.size() - 1);
         SnapshotMetadata retainedMeta = SnapshotMetadata.load(retained.toUri().toString());
         assertThat(retainedMeta.keyedStateHandles())
                 .as("keyed state of the retained checkpoint %s", retained)
@@ -85,13 +87,13 @@ class RestoreModeTest {
         Configuration restoredConfig = new Configuration(config);
         restoredConfig.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 100);
 
-        // NO_CLAIM
+        // NO_CLAIM, at parallelism 1
         JobID noClaim =
                 CountingJobRuns.submitRestored(
                         client,
                         JOB,
                         restoredConfig,
-                        PARALLELISM,
+                        1,
                         SavepointRestoreSettings.forPath(
                                 retained.toUri().toString(), false, RestoreMode.NO_CLAIM));
         SnapshotMetadata afterNoClaim = firstCheckpointOf(client, noClaim);
@@ -115,13 +117,14 @@ class RestoreModeTest {
                 .as("files of the retained checkpoint after the NO_CLAIM job finished")
                 .allMatch(f -> Files.exists(Paths.get(f)));
 
-        // CLAIM, from the same checkpoint, which NO_CLAIM left intact
+        // CLAIM, at parallelism 3 (subtasks share claimed segments), from the same checkpoint,
+        // which NO_CLAIM left intact
         JobID claim =
                 CountingJobRuns.submitRestored(
                         client,
                         JOB,
                         restoredConfig,
-                        PARALLELISM,
+                        3,
                         SavepointRestoreSettings.forPath(
                                 retained.toUri().toString(), false, RestoreMode.CLAIM));
         SnapshotMetadata afterClaim = firstCheckpointOf(client, claim);
@@ -136,6 +139,94 @@ class RestoreModeTest {
 
         // The claimed checkpoint belonged to the finished job, which discards its checkpoints.
         awaitDeleted(retainedMeta.sharedFiles());
+    }
+
+    /**
+     * A native savepoint restored in CLAIM mode belongs to the job: the first checkpoint that
+     * subsumes it deletes its files. The job's later checkpoints must therefore not refer to them,
+     * and must restore.
+     */
+    @Test
+    void checkpointsAfterClaimingANativeSavepointOutliveIt(
+            @InjectClusterClient ClusterClient<?> client) throws Exception {
+        Configuration config = retainingConfig();
+        // Compaction would move the savepoint's records into the job's own log at some point; the
+        // checkpoints before that point must not depend on the savepoint either.
+        config.set(AppendLogOptions.COMPACTION_ENABLED, false);
+        CountingJobRuns.Stopped stopped =
+                CountingJobRuns.stopMidStream(
+                        client,
+                        JOB,
+                        config,
+                        PARALLELISM,
+                        tmp.resolve("savepoints").toUri().toString(),
+                        SavepointFormatType.NATIVE);
+        Set<String> savepointFiles = SnapshotMetadata.load(stopped.savepoint).privateFiles();
+        assertThat(savepointFiles).as("files of the native savepoint").isNotEmpty();
+
+        JobID claiming =
+                CountingJobRuns.submitRestored(
+                        client,
+                        JOB,
+                        config,
+                        PARALLELISM,
+                        SavepointRestoreSettings.forPath(
+                                stopped.savepoint, false, RestoreMode.CLAIM));
+        MiniClusterJobs.awaitWhileRunning(
+                client,
+                claiming,
+                "Flink to discard the claimed, subsumed savepoint",
+                () -> savepointFiles.stream().noneMatch(f -> Files.exists(Paths.get(f))));
+        int completed = PerKeyCounter.completedCheckpoints().size();
+        MiniClusterJobs.awaitWhileRunning(
+                client,
+                claiming,
+                "a checkpoint after the savepoint was discarded",
+                () -> PerKeyCounter.completedCheckpoints().size() > completed);
+        Path retained = cancelAndFindRetainedCheckpoint(client, claiming);
+        Map<Integer, Long> emittedBeforeCancel = EmittedCounts.take().maxPerKey();
+
+        CountingJobRuns.Resumed resumed =
+                CountingJobRuns.resumeToEnd(
+                        client,
+                        JOB,
+                        config,
+                        PARALLELISM,
+                        SavepointRestoreSettings.forPath(
+                                retained.toUri().toString(), false, RestoreMode.NO_CLAIM));
+        resumed.restored.forEach(
+                (key, count) ->
+                        assertThat(count)
+                                .as("restored count of key %d", key)
+                                .isBetween(
+                                        stopped.counts.get(key),
+                                        emittedBeforeCancel.getOrDefault(key, 0L)));
+        assertThat(SnapshotMetadata.load(retained.toUri().toString()).sharedFiles())
+                .as("segments of %s, taken after the claimed savepoint was discarded", retained)
+                .doesNotContainAnyElementsOf(savepointFiles);
+    }
+
+    /** Checkpoints every 200 ms on appendlog, retained when the job is cancelled. */
+    private Configuration retainingConfig() {
+        Configuration config =
+                CountingJob.withAppendLog(
+                        CountingJob.jobConfig(checkpointDir().toUri().toString()),
+                        tmp.resolve("log").toUri().toString());
+        config.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        return config;
+    }
+
+    /** Cancels the job and returns its latest retained checkpoint, found on disk. */
+    private Path cancelAndFindRetainedCheckpoint(ClusterClient<?> client, JobID jobId)
+            throws Exception {
+        client.cancel(jobId).get(MiniClusterJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        client.requestJobResult(jobId)
+                .get(MiniClusterJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        List<Path> retained = checkpointsOf(jobId);
+        assertThat(retained).as("retained checkpoints of %s", jobId).isNotEmpty();
+        return retained.get(retained.size() - 1);
     }
 
     private Path checkpointDir() {

@@ -11,6 +11,7 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.AbstractFsCheckpointStorageAccess;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -60,12 +61,15 @@ final class SnapshotMetadata {
         return handles;
     }
 
-    /** The files that the keyed state handles share with other checkpoints (log segments). */
+    /**
+     * The files that the keyed state handles share with other checkpoints (log segments). State
+     * small enough to be inlined into the {@code _metadata} has no file and is not listed.
+     */
     Set<String> sharedFiles() {
         return files(true);
     }
 
-    /** The files that belong to this snapshot only. */
+    /** The files that belong to this snapshot only; inlined state is not listed. */
     Set<String> privateFiles() {
         return files(false);
     }
@@ -81,7 +85,9 @@ final class SnapshotMetadata {
             List<HandleAndLocalPath> files =
                     shared ? incremental.getSharedState() : incremental.getPrivateState();
             for (HandleAndLocalPath file : files) {
-                paths.add(pathOf(file.getHandle()));
+                if (!(file.getHandle() instanceof ByteStreamStateHandle)) {
+                    paths.add(pathOf(file.getHandle()));
+                }
             }
         }
         return paths;

@@ -1,0 +1,27 @@
+package org.appendlog.bench.compaction;
+
+import org.apache.flink.configuration.MemorySize;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A small sweep: every configuration restores exactly (the sweep checks), and compaction works. */
+class CompactionSweepTest {
+
+    @Test
+    void smallSweepRestoresExactlyAndCompactionShrinksTheLog() throws Exception {
+        List<CompactionSweep.Result> results =
+                new CompactionSweep(3_000, 30, 0.5, MemorySize.parse("32kb"), 5).runAll();
+        assertThat(results).hasSize(6);
+        CompactionSweep.Result eager = results.get(0);
+        CompactionSweep.Result off = results.get(results.size() - 1);
+        assertThat(eager.passes).isPositive();
+        assertThat(off.passes).isZero();
+        assertThat(eager.finalLogMegabytes()).isLessThan(off.finalLogMegabytes());
+        assertThat(eager.restoreBytes).isLessThan(off.restoreBytes);
+        assertThat(CompactionSweep.table(results)).contains("min-dirty-ratio 0.1", "compaction off");
+    }
+}
