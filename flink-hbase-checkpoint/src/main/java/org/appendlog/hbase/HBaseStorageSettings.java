@@ -66,6 +66,15 @@ final class HBaseStorageSettings implements Serializable {
     }
 
     static HBaseStorageSettings fromConfig(ReadableConfig config) {
+        try {
+            return read(config);
+        } catch (IllegalArgumentException e) {
+            // Flink's "Could not parse value 'x' for key 'y'": same exception type as range errors.
+            throw new IllegalConfigurationException(e.getMessage(), e);
+        }
+    }
+
+    private static HBaseStorageSettings read(ReadableConfig config) {
         String quorum = blankToNull(config.get(ZOOKEEPER_QUORUM));
         String siteFile = blankToNull(config.get(SITE_FILE));
         if (quorum == null && siteFile == null) {

@@ -154,6 +154,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             .build();
 
             Path dir = logDirectory();
+            checkWritable(dir);
             UUID backendId = UUID.randomUUID();
             log =
                     new SegmentedLog(
@@ -214,8 +215,13 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             throw e;
         } catch (Exception e) {
             closeAll(heap, log);
-            throw new BackendBuildingException(
-                    "Failed to build the appendlog state backend: " + e.getMessage(), e);
+            StringBuilder message =
+                    new StringBuilder("Failed to build the appendlog state backend: ")
+                            .append(e.getMessage());
+            for (Throwable context : e.getSuppressed()) {
+                message.append(" (").append(context.getMessage()).append(')');
+            }
+            throw new BackendBuildingException(message.toString(), e);
         }
     }
 
@@ -224,6 +230,29 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             heap.dispose();
         }
         IOUtils.closeQuietly(log);
+    }
+
+    /** Fails now, naming the option, rather than at the first checkpoint. */
+    private void checkWritable(Path dir) throws BackendBuildingException {
+        IOException cause = null;
+        boolean created = false;
+        try {
+            created = dir.getFileSystem().mkdirs(dir);
+        } catch (IOException e) {
+            cause = e;
+        }
+        if (!created) {
+            throw new BackendBuildingException(
+                    "Cannot create the state log directory "
+                            + dir
+                            + "; check that '"
+                            + AppendLogOptions.LOG_DIR.key()
+                            + "' ("
+                            + settings.logDirectory()
+                            + ") names a writable directory"
+                            + (cause == null ? "" : ": " + cause.getMessage()),
+                    cause);
+        }
     }
 
     private Path logDirectory() {

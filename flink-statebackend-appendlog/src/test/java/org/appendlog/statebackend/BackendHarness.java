@@ -65,7 +65,7 @@ public final class BackendHarness implements AutoCloseable {
         return new BackendHarness(build(stateBackend, handles), registry);
     }
 
-    static AppendLogKeyedStateBackend<Integer> build(
+    public static AppendLogKeyedStateBackend<Integer> build(
             AppendLogStateBackend stateBackend, Collection<KeyedStateHandle> handles)
             throws IOException {
         return build(stateBackend, handles, KeyGroupRange.of(0, MAX_PARALLELISM - 1));
@@ -140,9 +140,20 @@ public final class BackendHarness implements AutoCloseable {
 
     /** Waits until no compaction pass is running. */
     void awaitCompaction() throws InterruptedException {
+        awaitCompaction(backend);
+    }
+
+    /** Waits until no compaction pass of {@code backend} is running. */
+    public static void awaitCompaction(AppendLogKeyedStateBackend<?> backend)
+            throws InterruptedException {
         while (backend.compactor() != null && backend.compactor().isRunning()) {
             Thread.sleep(5);
         }
+    }
+
+    /** Compaction passes of {@code backend} that finished. */
+    public static long compactionPasses(AppendLogKeyedStateBackend<?> backend) {
+        return backend.compactor() == null ? 0 : backend.compactor().passes();
     }
 
     @Override

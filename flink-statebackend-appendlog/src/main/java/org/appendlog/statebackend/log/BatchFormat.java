@@ -227,6 +227,21 @@ public final class BatchFormat {
         }
         long checkpointId = h.readLong();
         long minCheckpointId = h.readLong();
+        if (checkpointId != loc.checkpointId() || minCheckpointId != loc.minCheckpointId()) {
+            // A self-consistent batch of another checkpoint, e.g. a segment copied over another.
+            throw new CorruptLogException(
+                    file,
+                    loc.offset(),
+                    "batch was written by checkpoint "
+                            + checkpointId
+                            + " (oldest record "
+                            + minCheckpointId
+                            + "), the checkpoint expects "
+                            + loc.checkpointId()
+                            + " (oldest record "
+                            + loc.minCheckpointId()
+                            + "); is this file a copy of another segment?");
+        }
         KeyGroupRange written = KeyGroupRange.of(h.readInt(), h.readInt());
         if (!written.equals(range)) {
             throw new CorruptLogException(

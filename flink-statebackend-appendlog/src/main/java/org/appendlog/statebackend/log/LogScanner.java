@@ -123,6 +123,13 @@ public final class LogScanner {
         } catch (FileNotFoundException e) {
             throw new IOException(
                     "State log segment " + describe(handle) + " of the checkpoint is missing", e);
+        } catch (IOException e) {
+            if (handle instanceof FileStateHandle
+                    && LeaseRecovery.isNeeded(e)
+                    && LeaseRecovery.recover(((FileStateHandle) handle).getFilePath())) {
+                return handle.openInputStream();
+            }
+            throw e;
         }
     }
 

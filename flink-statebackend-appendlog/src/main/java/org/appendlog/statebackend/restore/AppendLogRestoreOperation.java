@@ -162,12 +162,17 @@ public final class AppendLogRestoreOperation<K> {
                     record.isTombstone());
         } catch (IOException | RuntimeException e) {
             // The bytes passed their CRC, so this is the state's serializer failing, not a
-            // damaged log: its exception stays the cause, the log line says where it happened.
-            LOG.error(
-                    "Cannot deserialize a record of state '{}' in {} at offset {}",
-                    name,
-                    r.batch.file(),
-                    r.fileOffset);
+            // damaged log. Its exception is rethrown as it is (Flink's contract: the serializer's
+            // exception is the cause of the build failure); where it happened travels along.
+            e.addSuppressed(
+                    new IOException(
+                            "Cannot deserialize a record of state '"
+                                    + name
+                                    + "' in "
+                                    + r.batch.file()
+                                    + " at offset "
+                                    + r.fileOffset
+                                    + " with the state's serializers (the record's CRC32C is intact)"));
             throw e;
         }
     }

@@ -187,35 +187,56 @@ public final class AppendLogSnapshotStrategy<K> {
         Capture capture =
                 new Capture(checkpointId, new BatchBuilder(checkpointId, keyGroupRange, names));
         TypeSerializer<Object> keys = (TypeSerializer<Object>) keySerializer;
+        Map<EntryRef, Object> dirty = tracker.drain();
         Map<Integer, Capture.Serializers> deferring = new HashMap<>();
-        for (Map.Entry<EntryRef, Object> dirty : tracker.drain().entrySet()) {
-            EntryRef entry = dirty.getKey();
-            StateTable<K, Object, Object> table = states.get(entry.stateId()).table();
-            Object value = dirty.getValue();
-            if (value == ChangeTracker.LOOK_UP) {
-                value =
-                        table.getMapForKeyGroup(entry.keyGroup())
-                                .get((K) entry.key(), entry.namespace());
+        EntryRef current = null;
+        try {
+            for (Map.Entry<EntryRef, Object> marked : dirty.entrySet()) {
+                EntryRef entry = marked.getKey();
+                current = entry;
+                StateTable<K, Object, Object> table = states.get(entry.stateId()).table();
+                Object value = marked.getValue();
+                if (value == ChangeTracker.LOOK_UP) {
+                    value =
+                            table.getMapForKeyGroup(entry.keyGroup())
+                                    .get((K) entry.key(), entry.namespace());
+                }
+                if (value != null && table.getStateSerializer().isImmutableType()) {
+                    capture.defer(
+                            entry,
+                            value,
+                            deferring.computeIfAbsent(
+                                    entry.stateId(),
+                                    id ->
+                                            new Capture.Serializers(
+                                                    keys,
+                                                    table.getNamespaceSerializer(),
+                                                    table.getStateSerializer())));
+                } else {
+                    capture.add(
+                            entry,
+                            keys,
+                            table.getNamespaceSerializer(),
+                            table.getStateSerializer(),
+                            value);
+                }
             }
-            if (value != null && table.getStateSerializer().isImmutableType()) {
-                capture.defer(
-                        entry,
-                        value,
-                        deferring.computeIfAbsent(
-                                entry.stateId(),
-                                id ->
-                                        new Capture.Serializers(
-                                                keys,
-                                                table.getNamespaceSerializer(),
-                                                table.getStateSerializer())));
-            } else {
-                capture.add(
-                        entry,
-                        keys,
-                        table.getNamespaceSerializer(),
-                        table.getStateSerializer(),
-                        value);
-            }
+        } catch (Exception e) {
+            // This checkpoint fails; its changes must reach the next one.
+            dirty.keySet().forEach(tracker::mark);
+            throw new IOException(
+                    "Checkpoint "
+                            + checkpointId
+                            + " could not serialize an entry of state '"
+                            + states.get(current.stateId()).name()
+                            + "' (key group "
+                            + current.keyGroup()
+                            + ") with the state's serializers: "
+                            + e,
+                    e);
+        } catch (Error e) {
+            dirty.keySet().forEach(tracker::mark);
+            throw e;
         }
         return capture;
     }

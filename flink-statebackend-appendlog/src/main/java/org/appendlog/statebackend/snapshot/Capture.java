@@ -72,7 +72,13 @@ final class Capture {
     /** Encodes the deferred records; every reader of {@link #records} calls this first. */
     synchronized void materialize() throws IOException {
         for (Deferred d : deferred) {
-            add(d.entry, d.serializers.key, d.serializers.namespace, d.serializers.value, d.value);
+            try {
+                add(d.entry, d.serializers.key, d.serializers.namespace, d.serializers.value, d.value);
+            } catch (IOException | RuntimeException e) {
+                // The capture stays pending: a later checkpoint tries again.
+                throw new IOException(
+                        "Checkpoint " + checkpointId + " could not serialize " + d.entry + ": " + e, e);
+            }
         }
         deferred.clear();
     }

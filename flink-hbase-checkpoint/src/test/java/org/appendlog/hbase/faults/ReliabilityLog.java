@@ -1,0 +1,56 @@
+package org.appendlog.hbase.faults;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Rows (suite, case, outcome) appended to {@code target/reliability/<suite>.csv}, in the format
+ * that flink-statebackend-appendlog's {@code ReliabilityReport} turns into docs/reliability.md
+ * (the modules share no test code, so this writer is the HBase module's own).
+ */
+final class ReliabilityLog {
+
+    private final String suite;
+    private final Path file;
+
+    private ReliabilityLog(String suite) {
+        this.suite = suite;
+        Path dir = Paths.get("target", "reliability");
+        this.file = dir.resolve(suite + ".csv");
+        try {
+            Files.createDirectories(dir);
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static ReliabilityLog of(String suite) {
+        return new ReliabilityLog(suite);
+    }
+
+    synchronized void record(String testCase, String outcome) {
+        String clean =
+                outcome.replaceAll("(127\\.0\\.0\\.1|localhost):\\d+", "$1:<port>")
+                        .replaceAll("[0-9a-f]{32}", "<job>")
+                        .replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>");
+        if (clean.length() > 700) {
+            clean = clean.substring(0, 700) + " ...";
+        }
+        String line = quote(suite) + "," + quote(testCase) + "," + quote(clean) + "\n";
+        try {
+            Files.write(file, line.getBytes(StandardCharsets.UTF_8), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String quote(String s) {
+        return '"' + s.replace("\r", " ").replace("\n", " ").replace("\"", "\"\"") + '"';
+    }
+}

@@ -1,0 +1,80 @@
+package org.appendlog.statebackend.log;
+
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.lang.reflect.Method;
+
+/**
+ * Makes a segment readable that its writer left open on HDFS. After a DataNode restart while a
+ * segment was open, its last block waits for recovery and HDFS refuses to open the file ("Cannot
+ * obtain block length") for as long as the writer's client holds the lease, possibly forever; the
+ * synced batches in it belong to completed checkpoints. Recovering the lease (as HBase does for
+ * its write-ahead logs) closes the file at its durable length and fences the old writer, whose
+ * next append then fails and moves to a new segment.
+ *
+ * <p>Found by reflection, so that the backend needs no Hadoop classes: any Flink file system with
+ * {@code getHadoopFileSystem()} returning a file system with {@code recoverLease(Path)} (HDFS).
+ */
+final class LeaseRecovery {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseRecovery.class);
+    private static final long TIMEOUT_MILLIS = 60_000;
+    private static final long PAUSE_MILLIS = 500;
+
+    private LeaseRecovery() {}
+
+    /** Whether {@code e}, from opening a file, means the file waits for lease recovery. */
+    static boolean isNeeded(IOException e) {
+        return e.getClass().getSimpleName().equals("CannotObtainBlockLengthException")
+                || String.valueOf(e.getMessage()).contains("Cannot obtain block length");
+    }
+
+    /**
+     * Recovers the lease of {@code path} and waits until the file is closed. Returns false if the
+     * file system cannot do that (not HDFS) or it did not happen within a minute.
+     */
+    static boolean recover(Path path) throws IOException {
+        Object hadoopFs;
+        Method recoverLease;
+        Object hadoopPath;
+        try {
+            FileSystem fs = path.getFileSystem();
+            hadoopFs = fs.getClass().getMethod("getHadoopFileSystem").invoke(fs);
+            Class<?> pathClass =
+                    Class.forName("org.apache.hadoop.fs.Path", false, hadoopFs.getClass().getClassLoader());
+            recoverLease = hadoopFs.getClass().getMethod("recoverLease", pathClass);
+            hadoopPath = pathClass.getConstructor(String.class).newInstance(path.toUri().getPath());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+        LOG.warn(
+                "State log segment {} was left open by its writer (a DataNode restarted while it"
+                        + " was written?); recovering its lease so that it can be read",
+                path);
+        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
+        try {
+            while (true) {
+                if ((Boolean) recoverLease.invoke(hadoopFs, hadoopPath)) {
+                    LOG.info("Recovered the lease of state log segment {}", path);
+                    return true;
+                }
+                if (System.currentTimeMillis() > deadline) {
+                    return false;
+                }
+                Thread.sleep(PAUSE_MILLIS);
+            }
+        } catch (ReflectiveOperationException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new IOException("Could not recover the lease of state log segment " + path, cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException(
+                    "Interrupted while recovering the lease of state log segment " + path);
+        }
+    }
+}
