@@ -77,7 +77,15 @@ final class Capture {
             } catch (IOException | RuntimeException e) {
                 // The capture stays pending: a later checkpoint tries again.
                 throw new IOException(
-                        "Checkpoint " + checkpointId + " could not serialize " + d.entry + ": " + e, e);
+                        "Checkpoint "
+                                + checkpointId
+                                + " could not serialize an entry of state '"
+                                + records.stateNames().get(d.entry.stateId())
+                                + "' (key group "
+                                + d.entry.keyGroup()
+                                + ") with the state's serializers: "
+                                + e,
+                        e);
             }
         }
         deferred.clear();
