@@ -39,8 +39,8 @@ public final class AppendLogOptions {
                     .intType()
                     .defaultValue(2)
                     .withDescription(
-                            "Threads that read the log in parallel on restore; each reads a"
-                                    + " contiguous slice of the owned key groups from every batch.");
+                            "Threads that read the log in parallel on restore; each reads"
+                                    + " contiguous slices of the owned key groups from every batch.");
 
     public static final ConfigOption<Boolean> COMPACTION_ENABLED =
             ConfigOptions.key("state.backend.appendlog.compaction.enabled")
@@ -82,8 +82,8 @@ public final class AppendLogOptions {
                     .intType()
                     .defaultValue(1)
                     .withDescription(
-                            "Threads that one compaction pass uses; each reads and filters a"
-                                    + " contiguous slice of the key groups. Passes of one backend"
+                            "Threads that one compaction pass uses; each reads and filters"
+                                    + " contiguous slices of the key groups. Passes of one backend"
                                     + " never overlap.");
 
     private AppendLogOptions() {}

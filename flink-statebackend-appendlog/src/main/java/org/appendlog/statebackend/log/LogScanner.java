@@ -215,11 +215,20 @@ public final class LogScanner {
         T run(KeyGroupRange slice) throws Exception;
     }
 
-    /** Runs {@code task} on each slice of {@code range}, {@code threads} at a time, in order. */
+    /**
+     * Slices per thread: a slice's records are held in memory while it is worked on, so smaller
+     * slices bound that memory to a fraction of the input.
+     */
+    private static final int SLICES_PER_THREAD = 8;
+
+    /**
+     * Runs {@code task} on each slice of {@code range}, {@code threads} at a time; returns the
+     * results in key-group order.
+     */
     public static <T> List<T> forEachSlice(KeyGroupRange range, int threads, SliceTask<T> task)
             throws Exception {
-        List<KeyGroupRange> slices = slices(range, threads);
-        ExecutorService pool = Executors.newFixedThreadPool(slices.size());
+        List<KeyGroupRange> slices = slices(range, threads * SLICES_PER_THREAD);
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, slices.size()));
         try {
             List<Future<T>> futures = new ArrayList<>();
             for (KeyGroupRange slice : slices) {

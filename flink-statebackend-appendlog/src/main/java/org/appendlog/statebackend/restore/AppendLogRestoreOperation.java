@@ -83,11 +83,11 @@ public final class AppendLogRestoreOperation<K> {
                 LogScanner.forEachSlice(owned, parallelism, slice -> restoreSlice(slice, batches));
         bytesRead = perSlice.stream().mapToLong(Long::longValue).sum();
         LOG.info(
-                "Restored key groups {} from {} batches ({} bytes of records read by {} threads) in {} ms",
+                "Restored key groups {} from {} batches ({} bytes of records, {} threads) in {} ms",
                 owned,
                 batches.size(),
                 bytesRead,
-                perSlice.size(),
+                parallelism,
                 (System.nanoTime() - start) / 1_000_000);
         return new ArrayList<>(all.values());
     }
