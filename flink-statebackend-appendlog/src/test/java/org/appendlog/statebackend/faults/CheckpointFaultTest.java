@@ -90,8 +90,8 @@ class CheckpointFaultTest {
 
     static List<Case> cases() {
         List<Case> cases = new ArrayList<>();
-        cases.add(new Case("sync phase: serializer throws on the first dirty entry", Segment.SHARED, null, 1, Kill.EXCEPTION));
-        cases.add(new Case("sync phase: serializer throws on the 30th dirty entry", Segment.SHARED, null, 30, Kill.EXCEPTION));
+        cases.add(new Case("capture: serializer throws on the first dirty entry", Segment.SHARED, null, 1, Kill.EXCEPTION));
+        cases.add(new Case("capture: serializer throws on the 30th dirty entry", Segment.SHARED, null, 30, Kill.EXCEPTION));
         cases.add(new Case("sync phase: task thread interrupted", Segment.SHARED, null, 0, Kill.INTERRUPT_FLAG));
         cases.add(new Case("append: creating the segment", Segment.NEW, throwing(Op.CREATE, SEGMENT, 1), 0, Kill.EXCEPTION));
         cases.add(new Case("append: segment header write", Segment.NEW, throwing(Op.WRITE, SEGMENT, 1), 0, Kill.EXCEPTION));
