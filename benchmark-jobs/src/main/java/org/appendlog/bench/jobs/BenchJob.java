@@ -1,7 +1,9 @@
 package org.appendlog.bench.jobs;
 
+import org.appendlog.bench.generator.WordSource;
 import org.appendlog.bench.run.RunChannel;
 
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /** A benchmark job: a pipeline over the generated words whose final result can be checked. */
@@ -14,6 +16,16 @@ public interface BenchJob {
 
     /** Compares what the job reported to {@code channel} with what the generator implies. */
     Verification verify(JobSpec spec, RunChannel channel);
+
+    /** The generated words, the source every job starts from. */
+    static SingleOutputStreamOperator<String> words(
+            StreamExecutionEnvironment env, JobSpec spec, String runId) {
+        return env.addSource(
+                        new WordSource(
+                                spec.generator, spec.totalRecords, spec.recordsPerSecond, runId))
+                .name("words")
+                .uid("words");
+    }
 
     static BenchJob named(String name) {
         switch (name) {

@@ -1,7 +1,6 @@
 package org.appendlog.bench.jobs;
 
 import org.appendlog.bench.generator.EmittedRecords;
-import org.appendlog.bench.generator.WordSource;
 import org.appendlog.bench.generator.Words;
 import org.appendlog.bench.run.CommittingSink;
 import org.appendlog.bench.run.ProcessedCounter;
@@ -46,11 +45,7 @@ public final class TopK implements BenchJob {
 
     @Override
     public void build(StreamExecutionEnvironment env, JobSpec spec, String runId) {
-        env.addSource(
-                        new WordSource(
-                                spec.generator, spec.totalRecords, spec.recordsPerSecond, runId))
-                .name("words")
-                .uid("words")
+        BenchJob.words(env, spec, runId)
                 // the source stamps each record with its record number; watermarks follow it
                 .assignTimestampsAndWatermarks(WatermarkStrategy.<String>forMonotonousTimestamps())
                 .name("watermarks")

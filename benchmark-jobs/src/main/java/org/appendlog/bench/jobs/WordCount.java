@@ -1,7 +1,6 @@
 package org.appendlog.bench.jobs;
 
 import org.appendlog.bench.generator.EmittedRecords;
-import org.appendlog.bench.generator.WordSource;
 import org.appendlog.bench.generator.Words;
 import org.appendlog.bench.run.CommittingSink;
 import org.appendlog.bench.run.ProcessedCounter;
@@ -34,11 +33,7 @@ public final class WordCount implements BenchJob {
 
     @Override
     public void build(StreamExecutionEnvironment env, JobSpec spec, String runId) {
-        env.addSource(
-                        new WordSource(
-                                spec.generator, spec.totalRecords, spec.recordsPerSecond, runId))
-                .name("words")
-                .uid("words")
+        BenchJob.words(env, spec, runId)
                 .keyBy(word -> word)
                 .process(new CountPerWord(runId))
                 .name("count-per-word")
