@@ -122,9 +122,6 @@ public final class AppendLogSettings implements Serializable {
         return new Path(logDir);
     }
 
-    public boolean hasLogDirectory() {
-        return logDir != null;
-    }
 
     public long segmentSize() {
         return segmentSize;

@@ -144,8 +144,4 @@ final class Capture {
             index.recordWritten(entries.get(i), segment, Math.abs(length), length < 0);
         }
     }
-
-    boolean isEmpty() {
-        return entries.isEmpty() && deferred.isEmpty();
-    }
 }
