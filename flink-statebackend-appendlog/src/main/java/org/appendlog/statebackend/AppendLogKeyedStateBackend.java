@@ -189,8 +189,8 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                             states.size(), stateDesc.getType(), heapState, tracker, keyContext);
             states.add(state);
             statesByName.put(stateDesc.getName(), state);
-        } else {
-            state.update(heapState);
+        } else if (!state.update(heapState)) {
+            snapshotStrategy.requireFullCheckpoint();
         }
         return (IS) state.tracked();
     }

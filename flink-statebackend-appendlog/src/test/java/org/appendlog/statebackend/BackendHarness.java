@@ -108,14 +108,18 @@ public final class BackendHarness implements AutoCloseable {
         return counts.value();
     }
 
+    /** Runs the synchronous part of checkpoint {@code id}; the future is its asynchronous part. */
+    RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long id) throws Exception {
+        return backend.snapshot(
+                id,
+                id,
+                new MemCheckpointStreamFactory(Integer.MAX_VALUE),
+                CheckpointOptions.forCheckpointWithDefaultLocation());
+    }
+
     /** Takes checkpoint {@code id}, registers it and confirms it, as the coordinator would. */
     public IncrementalRemoteKeyedStateHandle checkpoint(long id) throws Exception {
-        RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
-                backend.snapshot(
-                        id,
-                        id,
-                        new MemCheckpointStreamFactory(Integer.MAX_VALUE),
-                        CheckpointOptions.forCheckpointWithDefaultLocation());
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> future = snapshot(id);
         future.run();
         IncrementalRemoteKeyedStateHandle handle =
                 (IncrementalRemoteKeyedStateHandle) future.get().getJobManagerOwnedSnapshot();
@@ -128,12 +132,7 @@ public final class BackendHarness implements AutoCloseable {
 
     /** Takes checkpoint {@code id} but never completes it (the job fails before it does). */
     IncrementalRemoteKeyedStateHandle checkpointThatNeverCompletes(long id) throws Exception {
-        RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
-                backend.snapshot(
-                        id,
-                        id,
-                        new MemCheckpointStreamFactory(Integer.MAX_VALUE),
-                        CheckpointOptions.forCheckpointWithDefaultLocation());
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> future = snapshot(id);
         future.run();
         return (IncrementalRemoteKeyedStateHandle) future.get().getJobManagerOwnedSnapshot();
     }

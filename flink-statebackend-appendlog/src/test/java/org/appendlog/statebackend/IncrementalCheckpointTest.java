@@ -1,6 +1,8 @@
 package org.appendlog.statebackend;
 
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 
 import org.junit.jupiter.api.Test;
@@ -10,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -92,6 +95,111 @@ class IncrementalCheckpointTest {
                 assertThat(restored.get(key)).isEqualTo(key % 2 == 0 ? null : (long) key);
             }
             assertThat(restored.backend.numKeyValueStateEntries()).isEqualTo(500);
+        }
+    }
+
+    /**
+     * The asynchronous part of checkpoint 1 runs after that of checkpoint 2 (two concurrent
+     * checkpoints): each still holds exactly the changes before its own barrier.
+     */
+    @Test
+    void checkpointsWhoseAsynchronousPartsRunOutOfOrderHoldTheirOwnChanges() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle first;
+        IncrementalRemoteKeyedStateHandle second;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 1_000; key++) {
+                harness.put(key, 1);
+            }
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> one = harness.snapshot(1);
+            for (int key = 0; key < 1_000; key += 2) {
+                harness.put(key, 2);
+            }
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> two = harness.snapshot(2);
+            for (int key = 0; key < 1_000; key++) {
+                harness.put(key, 3);
+            }
+            two.run();
+            one.run();
+            first = (IncrementalRemoteKeyedStateHandle) one.get().getJobManagerOwnedSnapshot();
+            second = (IncrementalRemoteKeyedStateHandle) two.get().getJobManagerOwnedSnapshot();
+        }
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(first))) {
+            for (int key = 0; key < 1_000; key++) {
+                assertThat(restored.get(key)).as("key %d", key).isEqualTo(1L);
+            }
+        }
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(second))) {
+            for (int key = 0; key < 1_000; key++) {
+                assertThat(restored.get(key)).as("key %d", key).isEqualTo(key % 2 == 0 ? 2L : 1L);
+            }
+        }
+    }
+
+    /** A checkpoint cancelled before its asynchronous part ran: the next one carries its changes. */
+    @Test
+    void theChangesOfACheckpointCancelledBeforeItsAsynchronousPartReachTheNext() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle handle;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 1_000; key++) {
+                harness.put(key, key);
+            }
+            harness.checkpoint(1);
+            for (int key = 0; key < 1_000; key += 3) {
+                harness.put(key, -key);
+            }
+            harness.snapshot(2).cancel(true);
+            for (int key = 1; key < 1_000; key += 3) {
+                harness.put(key, -key);
+            }
+            handle = harness.checkpoint(3);
+        }
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+            for (int key = 0; key < 1_000; key++) {
+                assertThat(restored.get(key))
+                        .as("key %d", key)
+                        .isEqualTo(key % 3 == 2 ? (long) key : (long) -key);
+            }
+        }
+    }
+
+    /** Removed and written again between two checkpoints: the entry is restored with its value. */
+    @Test
+    void anEntryRemovedAndWrittenAgainIsRestoredWithItsValue() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle handle;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 100; key++) {
+                harness.put(key, key);
+            }
+            harness.checkpoint(1);
+            for (int key = 0; key < 100; key++) {
+                harness.backend.setCurrentKey(key);
+                harness.backend
+                        .getPartitionedState(
+                                org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                                org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                                BackendHarness.COUNTS)
+                        .clear();
+                if (key % 2 == 0) {
+                    harness.put(key, 1_000 + key);
+                }
+            }
+            handle = harness.checkpoint(2);
+        }
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+            for (int key = 0; key < 100; key++) {
+                assertThat(restored.get(key)).isEqualTo(key % 2 == 0 ? 1_000L + key : null);
+            }
+            assertThat(restored.backend.numKeyValueStateEntries()).isEqualTo(50);
         }
     }
 

@@ -46,6 +46,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Takes checkpoints of the append-log backend.
@@ -75,6 +76,8 @@ public final class AppendLogSnapshotStrategy<K> {
     private final Object writeLock = new Object();
 
     private final List<Capture> pending = new ArrayList<>();
+    /** Per stamped state, by state id: the versions its change scans have reached. */
+    private final Map<Integer, ScanHistory> histories = new ConcurrentHashMap<>();
     /** Batches of checkpoints written but not yet known to be complete. */
     private final TreeMap<Long, List<BatchLocation>> written = new TreeMap<>();
     private final Set<Long> fullCheckpoints = new LinkedHashSet<>();
@@ -103,11 +106,33 @@ public final class AppendLogSnapshotStrategy<K> {
         this.base = new ArrayList<>();
     }
 
-    /** Sets what the first checkpoint after a restore builds on. */
+    /**
+     * Sets what the first checkpoint after a restore builds on. Every entry in the tables now is
+     * in {@code restoredBatches} (or goes into the first, full, checkpoint), so the first scans
+     * start from the tables' versions as of now.
+     */
+    @SuppressWarnings("unchecked")
     public void startFrom(List<BatchLocation> restoredBatches, boolean needsFull) {
+        for (LoggedState<K> state : states) {
+            if (state.isStamped()) {
+                ChangeScan now =
+                        ChangeScan.take(state, keyGroupRange, (TypeSerializer<Object>) keySerializer);
+                now.release();
+                ScanHistory history = new ScanHistory();
+                history.succeeded(Long.MIN_VALUE, now.table, now.versions());
+                histories.put(state.id(), history);
+            }
+        }
         synchronized (lock) {
             this.base = new ArrayList<>(restoredBatches);
             this.needsFull = needsFull;
+        }
+    }
+
+    /** The next checkpoints are full until one completes: changes since the last are unknown. */
+    public void requireFullCheckpoint() {
+        synchronized (lock) {
+            needsFull = true;
         }
     }
 
@@ -166,7 +191,7 @@ public final class AppendLogSnapshotStrategy<K> {
                                     : CapturedState.Mode.INCREMENTAL;
         }
         if (mode == CapturedState.Mode.INCREMENTAL) {
-            Capture capture = captureDirty(checkpointId, names);
+            Capture capture = captureChanges(checkpointId, names);
             synchronized (lock) {
                 pending.add(capture);
             }
@@ -182,48 +207,43 @@ public final class AppendLogSnapshotStrategy<K> {
         return new CapturedState(checkpointId, mode, metadata, timerBytes, names, null, tables);
     }
 
+    /**
+     * The marked entries, looked up and serialized now, and a {@link ChangeScan} of every stamped
+     * state for the asynchronous phase.
+     */
     @SuppressWarnings("unchecked")
-    private Capture captureDirty(long checkpointId, List<String> names) throws IOException {
+    private Capture captureChanges(long checkpointId, List<String> names) throws IOException {
         Capture capture =
                 new Capture(checkpointId, new BatchBuilder(checkpointId, keyGroupRange, names));
         TypeSerializer<Object> keys = (TypeSerializer<Object>) keySerializer;
-        Map<EntryRef, Object> dirty = tracker.drain();
-        Map<Integer, Capture.Serializers> deferring = new HashMap<>();
+        Set<EntryRef> dirty = tracker.drain();
+        Map<Integer, Capture.Serializers> serializers = new HashMap<>();
         EntryRef current = null;
         try {
-            for (Map.Entry<EntryRef, Object> marked : dirty.entrySet()) {
-                EntryRef entry = marked.getKey();
+            for (EntryRef entry : dirty) {
                 current = entry;
-                StateTable<K, Object, Object> table = states.get(entry.stateId()).table();
-                Object value = marked.getValue();
-                if (value == ChangeTracker.LOOK_UP) {
-                    value =
-                            table.getMapForKeyGroup(entry.keyGroup())
-                                    .get((K) entry.key(), entry.namespace());
-                }
-                if (value != null && table.getStateSerializer().isImmutableType()) {
-                    capture.defer(
+                LoggedState<K> state = states.get(entry.stateId());
+                StateTable<K, Object, Object> table = state.table();
+                Object value =
+                        table.getMapForKeyGroup(entry.keyGroup())
+                                .get((K) entry.key(), entry.namespace());
+                // A stamped entry that is still there is written by the scan.
+                if (value == null || !state.isStamped()) {
+                    capture.add(
                             entry,
-                            value,
-                            deferring.computeIfAbsent(
+                            serializers.computeIfAbsent(
                                     entry.stateId(),
                                     id ->
                                             new Capture.Serializers(
                                                     keys,
                                                     table.getNamespaceSerializer(),
-                                                    table.getStateSerializer())));
-                } else {
-                    capture.add(
-                            entry,
-                            keys,
-                            table.getNamespaceSerializer(),
-                            table.getStateSerializer(),
+                                                    table.getStateSerializer())),
                             value);
                 }
             }
         } catch (Exception e) {
             // This checkpoint fails; its changes must reach the next one.
-            dirty.keySet().forEach(tracker::mark);
+            dirty.forEach(tracker::mark);
             throw new IOException(
                     "Checkpoint "
                             + checkpointId
@@ -235,8 +255,14 @@ public final class AppendLogSnapshotStrategy<K> {
                             + e,
                     e);
         } catch (Error e) {
-            dirty.keySet().forEach(tracker::mark);
+            dirty.forEach(tracker::mark);
             throw e;
+        }
+        for (LoggedState<K> state : states) {
+            if (state.isStamped()) {
+                histories.computeIfAbsent(state.id(), id -> new ScanHistory());
+                capture.scan(ChangeScan.take(state, keyGroupRange, keys));
+            }
         }
         return capture;
     }
@@ -248,9 +274,10 @@ public final class AppendLogSnapshotStrategy<K> {
                 state.id(),
                 (IterableStateSnapshot<Object, Object, Object>) (IterableStateSnapshot<?, ?, ?>)
                         table.stateSnapshot(),
-                (TypeSerializer<Object>) keySerializer.duplicate(),
-                table.getNamespaceSerializer().duplicate(),
-                table.getStateSerializer().duplicate());
+                new Capture.Serializers(
+                        (TypeSerializer<Object>) keySerializer,
+                        table.getNamespaceSerializer(),
+                        table.getStateSerializer()));
     }
 
     // ------------------------------------------------------------------------
@@ -282,7 +309,7 @@ public final class AppendLogSnapshotStrategy<K> {
                         }
                     }
                     for (Capture c : toWrite) {
-                        c.materialize();
+                        c.materialize(histories);
                     }
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
                     if (batch.recordCount() > 0) {
@@ -392,9 +419,7 @@ public final class AppendLogSnapshotStrategy<K> {
                     StateEntry<Object, Object, Object> entry = entries.next();
                     all.add(
                             new EntryRef(table.stateId, entry.getKey(), entry.getNamespace(), kg),
-                            table.keySerializer,
-                            table.namespaceSerializer,
-                            table.valueSerializer,
+                            table.serializers,
                             entry.getState());
                 }
             }
@@ -470,6 +495,7 @@ public final class AppendLogSnapshotStrategy<K> {
             base = batches;
             settleCompaction();
             pending.removeIf(c -> c.checkpointId <= checkpointId);
+            histories.values().forEach(h -> h.completed(checkpointId));
             written.headMap(checkpointId, true).clear();
             if (fullCheckpoints.contains(checkpointId)) {
                 needsFull = false;

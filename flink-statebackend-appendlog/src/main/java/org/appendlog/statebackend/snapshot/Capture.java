@@ -11,21 +11,23 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The dirty entries of one synchronous phase, as log records holding the values as of the
- * barrier. Values of immutable types are kept as references and serialized in the asynchronous
- * phase ({@link #materialize}): the object cannot change after the barrier, and the task thread
- * is spared the serialization. Mutable values are serialized at once. It is kept until a checkpoint that contains it completes, so that a failed or late
- * checkpoint never loses changes: the next batch simply carries it again.
+ * The changes of one synchronous phase, as log records holding the values as of the barrier: the
+ * marked entries, serialized at the barrier, and the {@link ChangeScan}s of the stamped states,
+ * written in the asynchronous phase ({@link #materialize}). It is kept until a checkpoint that
+ * contains it completes, so that a failed or late checkpoint never loses changes: the next batch
+ * simply carries it again.
  */
 final class Capture {
 
     final long checkpointId;
     final BatchBuilder records;
     private final List<EntryRef> entries = new ArrayList<>();
-    private final List<Deferred> deferred = new ArrayList<>();
+    private final List<ChangeScan> scans = new ArrayList<>();
     private final DataOutputSerializer keyScratch = new DataOutputSerializer(64);
     private final DataOutputSerializer valueScratch = new DataOutputSerializer(256);
     /** Encoded length per entry; negative for a tombstone. */
@@ -52,88 +54,73 @@ final class Capture {
         }
     }
 
-    private static final class Deferred {
-        final EntryRef entry;
-        final Object value;
-        final Serializers serializers;
-
-        Deferred(EntryRef entry, Object value, Serializers serializers) {
-            this.entry = entry;
-            this.value = value;
-            this.serializers = serializers;
-        }
+    void scan(ChangeScan scan) {
+        scans.add(scan);
     }
 
-    /** Records {@code entry} with an immutable {@code value}, to be encoded by {@link #materialize}. */
-    void defer(EntryRef entry, Object value, Serializers serializers) {
-        deferred.add(new Deferred(entry, value, serializers));
-    }
-
-    /** Encodes the deferred records; every reader of {@link #records} calls this first. */
-    synchronized void materialize() throws IOException {
-        for (Deferred d : deferred) {
-            try {
-                add(d.entry, d.serializers.key, d.serializers.namespace, d.serializers.value, d.value);
-            } catch (IOException | RuntimeException e) {
-                // The capture stays pending: a later checkpoint tries again.
-                throw new IOException(
-                        "Checkpoint "
-                                + checkpointId
-                                + " could not serialize an entry of state '"
-                                + records.stateNames().get(d.entry.stateId())
-                                + "' (key group "
-                                + d.entry.keyGroup()
-                                + ") with the state's serializers: "
-                                + e,
-                        e);
+    /**
+     * Writes the scans' records; every reader of {@link #records} calls this first. A scan that
+     * fails is dropped, not retried (its snapshots are gone): its state's history does not advance,
+     * so the next checkpoint's scan covers its changes.
+     */
+    synchronized void materialize(Map<Integer, ScanHistory> histories) throws IOException {
+        try {
+            while (!scans.isEmpty()) {
+                ChangeScan scan = scans.remove(0);
+                ScanHistory history = histories.get(scan.stateId);
+                try {
+                    scan.writeTo(this, history.since(checkpointId, scan.table));
+                } catch (IOException | RuntimeException e) {
+                    throw new IOException(
+                            "Checkpoint "
+                                    + checkpointId
+                                    + " could not serialize an entry of state '"
+                                    + records.stateNames().get(scan.stateId)
+                                    + "' with the state's serializers: "
+                                    + e,
+                            e);
+                } finally {
+                    scan.release();
+                }
+                history.succeeded(checkpointId, scan.table, scan.versions());
             }
+        } finally {
+            release();
         }
-        deferred.clear();
+    }
+
+    /** Lets go of the snapshots of scans that did not run (a failed or cancelled checkpoint). */
+    synchronized void release() {
+        scans.forEach(ChangeScan::release);
+        scans.clear();
     }
 
     /** Encodes {@code entry} with {@code value}, or a tombstone if the value is null. */
-    void add(
-            EntryRef entry,
-            TypeSerializer<Object> keySerializer,
-            TypeSerializer<Object> namespaceSerializer,
-            TypeSerializer<Object> valueSerializer,
-            @Nullable Object value)
-            throws IOException {
+    void add(EntryRef entry, Serializers serializers, @Nullable Object value) throws IOException {
         keyScratch.clear();
-        keySerializer.serialize(entry.key(), keyScratch);
-        namespaceSerializer.serialize(entry.namespace(), keyScratch);
-        int length;
-        if (value == null) {
-            length =
-                    records.add(
-                            entry.keyGroup(),
-                            checkpointId,
-                            entry.stateId(),
-                            keyScratch.getSharedBuffer(),
-                            keyScratch.length(),
-                            null,
-                            0);
-        } else {
+        serializers.key.serialize(entry.key(), keyScratch);
+        serializers.namespace.serialize(entry.namespace(), keyScratch);
+        byte[] valueBytes = null;
+        int valueLength = 0;
+        if (value != null) {
             valueScratch.clear();
-            valueSerializer.serialize(value, valueScratch);
-            length =
-                    records.add(
-                            entry.keyGroup(),
-                            checkpointId,
-                            entry.stateId(),
-                            keyScratch.getSharedBuffer(),
-                            keyScratch.length(),
-                            valueScratch.getSharedBuffer(),
-                            valueScratch.length());
+            serializers.value.serialize(value, valueScratch);
+            valueBytes = valueScratch.getSharedBuffer();
+            valueLength = valueScratch.length();
         }
-        added(entry, length, value == null);
-    }
-
-    private void added(EntryRef entry, int length, boolean tombstone) {
+        int length =
+                records.add(
+                        entry.keyGroup(),
+                        checkpointId,
+                        entry.stateId(),
+                        keyScratch.getSharedBuffer(),
+                        keyScratch.length(),
+                        valueBytes,
+                        valueLength);
         if (entries.size() == lengths.length) {
-            lengths = java.util.Arrays.copyOf(lengths, lengths.length * 2);
+            lengths = Arrays.copyOf(lengths, lengths.length * 2);
         }
-        lengths[entries.size()] = tombstone ? -length : length;
+        lengths[entries.size()] = value == null ? -length : length;
         entries.add(entry);
     }
 

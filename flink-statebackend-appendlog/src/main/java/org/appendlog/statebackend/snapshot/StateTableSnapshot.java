@@ -1,6 +1,5 @@
 package org.appendlog.statebackend.snapshot;
 
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.IterableStateSnapshot;
 
 /**
@@ -11,21 +10,15 @@ final class StateTableSnapshot {
 
     final int stateId;
     final IterableStateSnapshot<Object, Object, Object> snapshot;
-    final TypeSerializer<Object> keySerializer;
-    final TypeSerializer<Object> namespaceSerializer;
-    final TypeSerializer<Object> valueSerializer;
+    final Capture.Serializers serializers;
 
     StateTableSnapshot(
             int stateId,
             IterableStateSnapshot<Object, Object, Object> snapshot,
-            TypeSerializer<Object> keySerializer,
-            TypeSerializer<Object> namespaceSerializer,
-            TypeSerializer<Object> valueSerializer) {
+            Capture.Serializers serializers) {
         this.stateId = stateId;
         this.snapshot = snapshot;
-        this.keySerializer = keySerializer;
-        this.namespaceSerializer = namespaceSerializer;
-        this.valueSerializer = valueSerializer;
+        this.serializers = serializers;
     }
 
     void release() {

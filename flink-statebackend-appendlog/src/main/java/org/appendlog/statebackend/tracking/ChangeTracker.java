@@ -2,25 +2,20 @@ package org.appendlog.statebackend.tracking;
 
 import org.apache.flink.runtime.state.InternalKeyContext;
 
-import java.util.HashMap;
-import java.util.Map;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
- * The dirty set: which entries were written or removed since the last capture. A key updated a
- * million times between two checkpoints is one entry here, and so one record in the log. Used only
- * on the task thread.
- *
- * <p>Each entry maps to its latest value when the write handed over an immutable value (a value
- * state of an immutable type), so the checkpoint needs no look-up; otherwise to {@link
- * #LOOK_UP}, and the checkpoint reads the heap table at the barrier.
+ * The dirty set of the entries that a checkpoint must look up at the barrier: entries of states
+ * with mutable values (changed in place, which the heap table cannot see) and removed entries of
+ * every state. Writes of immutable values need no entry here: the table stamps them with its
+ * version, and the checkpoint finds them by that stamp. A key written a million times between two
+ * checkpoints is one entry here, and so one record in the log. Used only on the task thread.
  */
 public final class ChangeTracker {
 
-    /** The entry's value must be read from the heap table at the barrier. */
-    public static final Object LOOK_UP = new Object();
-
     private final InternalKeyContext<?> keyContext;
-    private Map<EntryRef, Object> dirty = new HashMap<>();
+    private Set<EntryRef> dirty = new HashSet<>();
     private EntryRef lastMarked;
 
     public ChangeTracker(InternalKeyContext<?> keyContext) {
@@ -29,31 +24,22 @@ public final class ChangeTracker {
 
     /** Marks the entry of the current key under {@code namespace} in state {@code stateId}. */
     public void markCurrentKey(int stateId, Object namespace) {
-        dirty.put(currentEntry(stateId, namespace), LOOK_UP);
-    }
-
-    /** Marks the entry and remembers its new value, which must be of an immutable type. */
-    public void markCurrentKey(int stateId, Object namespace, Object immutableValue) {
-        dirty.put(currentEntry(stateId, namespace), immutableValue);
-    }
-
-    private EntryRef currentEntry(int stateId, Object namespace) {
         Object key = keyContext.getCurrentKey();
         if (lastMarked == null || !lastMarked.sameAs(stateId, key, namespace)) {
             lastMarked =
                     new EntryRef(stateId, key, namespace, keyContext.getCurrentKeyGroupIndex());
+            dirty.add(lastMarked);
         }
-        return lastMarked;
     }
 
     public void mark(EntryRef entry) {
-        dirty.put(entry, LOOK_UP);
+        dirty.add(entry);
     }
 
     /** Hands over the entries marked so far and starts a new, empty dirty set. */
-    public Map<EntryRef, Object> drain() {
-        Map<EntryRef, Object> drained = dirty;
-        dirty = new HashMap<>();
+    public Set<EntryRef> drain() {
+        Set<EntryRef> drained = dirty;
+        dirty = new HashSet<>();
         lastMarked = null;
         return drained;
     }

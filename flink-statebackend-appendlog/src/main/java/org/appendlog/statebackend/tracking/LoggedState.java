@@ -2,6 +2,7 @@ package org.appendlog.statebackend.tracking;
 
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.runtime.state.heap.AbstractHeapState;
+import org.apache.flink.runtime.state.heap.CopyOnWriteStateTable;
 import org.apache.flink.runtime.state.InternalKeyContext;
 import org.apache.flink.runtime.state.heap.StateTable;
 import org.apache.flink.runtime.state.internal.InternalAggregatingState;
@@ -21,6 +22,7 @@ public final class LoggedState<K> {
     private final String name;
     private final TrackedKvState<K, Object, Object, ?> tracked;
     private StateTable<K, Object, Object> table;
+    private boolean stamped;
 
     private LoggedState(
             int id,
@@ -67,7 +69,19 @@ public final class LoggedState<K> {
                         "The appendlog state backend does not support " + type + " state");
         }
         StateTable<K, Object, Object> table = tableOf(heapState);
-        return new LoggedState<>(id, table.getMetaInfo().getName(), tracked, table);
+        LoggedState<K> state = new LoggedState<>(id, table.getMetaInfo().getName(), tracked, table);
+        state.stamped = stampable(table);
+        tracked.setStamped(state.stamped);
+        return state;
+    }
+
+    /**
+     * Flink's copy-on-write table stamps every entry it writes with its current version, but a
+     * mutable value can also change in place after a read, unstamped.
+     */
+    private static boolean stampable(StateTable<?, ?, ?> table) {
+        return table instanceof CopyOnWriteStateTable
+                && table.getStateSerializer().isImmutableType();
     }
 
     @SuppressWarnings("unchecked")
@@ -75,11 +89,30 @@ public final class LoggedState<K> {
         return ((AbstractHeapState<K, Object, Object>) heapState).getStateTable();
     }
 
-    /** The state was registered again, with new serializers or functions. */
+    /**
+     * The state was registered again, with new serializers or functions. Returns false if its
+     * writes were found by stamps and no longer can be (its values became mutable): writes since
+     * the last checkpoint are then known to nobody, and the next checkpoint must be full.
+     */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public void update(InternalKvState<K, ?, ?> heapState) {
+    public boolean update(InternalKvState<K, ?, ?> heapState) {
         tracked.replaceDelegate((InternalKvState) heapState);
         table = tableOf(heapState);
+        if (stamped && !stampable(table)) {
+            stamped = false;
+            tracked.setStamped(false);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Whether checkpoints find the entries written since the last one by the version stamps of the
+     * heap table (see {@code ChangeScan}); otherwise by the {@link ChangeTracker}'s marks. Removed
+     * entries are always marked.
+     */
+    public boolean isStamped() {
+        return stamped;
     }
 
     public int id() {

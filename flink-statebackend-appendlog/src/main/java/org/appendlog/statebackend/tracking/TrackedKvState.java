@@ -19,6 +19,7 @@ abstract class TrackedKvState<K, N, V, S extends InternalKvState<K, N, V>>
     private final ChangeTracker tracker;
     private final InternalKeyContext<K> keyContext;
     protected N currentNamespace;
+    private boolean stamped;
 
     TrackedKvState(S delegate, int stateId, ChangeTracker tracker, InternalKeyContext<K> keyContext) {
         this.delegate = delegate;
@@ -27,6 +28,7 @@ abstract class TrackedKvState<K, N, V, S extends InternalKvState<K, N, V>>
         this.keyContext = keyContext;
     }
 
+    /** Marks the current entry: it was removed, or may have changed in place. */
     protected final void markDirty() {
         tracker.markCurrentKey(stateId, currentNamespace);
     }
@@ -35,9 +37,28 @@ abstract class TrackedKvState<K, N, V, S extends InternalKvState<K, N, V>>
         tracker.markCurrentKey(stateId, namespace);
     }
 
-    /** Marks the current entry with its new value, which must be of an immutable type. */
-    protected final void markDirtyWithValue(Object immutableValue) {
-        tracker.markCurrentKey(stateId, currentNamespace, immutableValue);
+    /**
+     * The current entry was written through the heap table. A stamped state needs no mark: the
+     * table's version stamp on the entry tells the checkpoint.
+     */
+    protected final void markWritten() {
+        if (!stamped) {
+            markDirty();
+        }
+    }
+
+    protected final void markWritten(N namespace) {
+        if (!stamped) {
+            markDirty(namespace);
+        }
+    }
+
+    /**
+     * Whether checkpoints find this state's writes by the heap table's version stamps (see {@link
+     * LoggedState#isStamped()}) rather than by marks.
+     */
+    void setStamped(boolean stamped) {
+        this.stamped = stamped;
     }
 
     @Override

@@ -22,7 +22,7 @@ abstract class TrackedMergingState<K, N, IN, SV, OUT, S extends InternalMergingS
     @Override
     public void add(IN value) throws Exception {
         delegate.add(value);
-        markDirty();
+        markWritten();
     }
 
     @Override
@@ -33,13 +33,17 @@ abstract class TrackedMergingState<K, N, IN, SV, OUT, S extends InternalMergingS
     @Override
     public void updateInternal(SV valueToStore) throws Exception {
         delegate.updateInternal(valueToStore);
-        markDirty();
+        if (valueToStore == null) {
+            markDirty();
+        } else {
+            markWritten();
+        }
     }
 
     @Override
     public void mergeNamespaces(N target, Collection<N> sources) throws Exception {
         delegate.mergeNamespaces(target, sources);
-        markDirty(target);
+        markWritten(target);
         for (N source : sources) {
             markDirty(source);
         }

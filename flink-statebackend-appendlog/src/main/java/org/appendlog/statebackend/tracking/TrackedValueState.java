@@ -16,11 +16,6 @@ final class TrackedValueState<K, N, V> extends TrackedKvState<K, N, V, InternalV
         super(delegate, stateId, tracker, keyContext);
     }
 
-    /** The heap stores the very object handed to update; if it is immutable, so is the entry. */
-    private boolean immutableValues() {
-        return delegate.getValueSerializer().isImmutableType();
-    }
-
     @Override
     public V value() throws IOException {
         return delegate.value();
@@ -29,10 +24,10 @@ final class TrackedValueState<K, N, V> extends TrackedKvState<K, N, V, InternalV
     @Override
     public void update(V value) throws IOException {
         delegate.update(value);
-        if (value != null && immutableValues()) {
-            markDirtyWithValue(value);
-        } else {
+        if (value == null) {
             markDirty();
+        } else {
+            markWritten();
         }
     }
 }
