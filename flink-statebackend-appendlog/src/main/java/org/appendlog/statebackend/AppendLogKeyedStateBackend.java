@@ -60,6 +60,12 @@ import java.util.stream.Stream;
  */
 public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
 
+    /**
+     * Logged writes buffered between two checkpoints before the task deduplicates them in place
+     * (which pays off only for intervals far longer than the data rate fills this).
+     */
+    private static final long CHANGE_BUFFER_LIMIT_BYTES = 64L << 20;
+
     private final HeapKeyedStateBackend<K> heap;
     private final ChangeTracker tracker;
     private final List<LoggedState<K>> states = new ArrayList<>();
@@ -96,7 +102,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                 compressionDecorator,
                 heap.getKeyContext());
         this.heap = heap;
-        this.tracker = new ChangeTracker(heap.getKeyContext());
+        this.tracker = new ChangeTracker(heap.getKeyContext(), CHANGE_BUFFER_LIMIT_BYTES);
         this.log = log;
         this.index = index;
         this.snapshotStrategy =
@@ -189,8 +195,8 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                             states.size(), stateDesc.getType(), heapState, tracker, keyContext);
             states.add(state);
             statesByName.put(stateDesc.getName(), state);
-        } else if (!state.update(heapState)) {
-            snapshotStrategy.requireFullCheckpoint();
+        } else {
+            state.update(heapState);
         }
         return (IS) state.tracked();
     }

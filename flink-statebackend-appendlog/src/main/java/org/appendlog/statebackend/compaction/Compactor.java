@@ -269,8 +269,10 @@ public final class Compactor implements Closeable {
                                     r.record.checkpointId,
                                     entry.stateId(),
                                     r.record.keyAndNamespace,
+                                    0,
                                     r.record.keyAndNamespace.length,
                                     r.record.value,
+                                    0,
                                     r.record.value == null ? 0 : r.record.value.length);
                     if (!r.record.isTombstone()) {
                         result.moves.put(entry, length);

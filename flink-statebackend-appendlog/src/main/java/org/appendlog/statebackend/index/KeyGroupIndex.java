@@ -12,9 +12,10 @@ import java.util.Map;
  */
 final class KeyGroupIndex {
 
+    /** Updated in place: a new object per write would be promoted with the index, then die. */
     private static final class Location {
-        final SegmentStats segment;
-        final int length;
+        SegmentStats segment;
+        int length;
 
         Location(SegmentStats segment, int length) {
             this.segment = segment;
@@ -26,9 +27,13 @@ final class KeyGroupIndex {
 
     synchronized void put(EntryRef entry, SegmentStats segment, int length) {
         segment.live(length);
-        Location previous = latest.put(entry, new Location(segment, length));
-        if (previous != null) {
-            previous.segment.died(previous.length);
+        Location location = latest.get(entry);
+        if (location == null) {
+            latest.put(entry, new Location(segment, length));
+        } else {
+            location.segment.died(location.length);
+            location.segment = segment;
+            location.length = length;
         }
     }
 

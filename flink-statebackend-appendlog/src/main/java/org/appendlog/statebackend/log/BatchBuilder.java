@@ -26,14 +26,19 @@ public final class BatchBuilder {
         this.perKeyGroup = new DataOutputSerializer[keyGroups.getNumberOfKeyGroups()];
     }
 
-    /** Adds one record of key group {@code keyGroup}; returns its encoded length. */
+    /**
+     * Adds one record of key group {@code keyGroup} (a null {@code value}: a tombstone); returns
+     * its encoded length.
+     */
     public int add(
             int keyGroup,
             long recordCheckpointId,
             int stateId,
             byte[] keyNs,
+            int keyNsOffset,
             int keyNsLength,
             byte[] value,
+            int valueOffset,
             int valueLength)
             throws IOException {
         recordCount++;
@@ -43,8 +48,10 @@ public final class BatchBuilder {
                 recordCheckpointId,
                 stateId,
                 keyNs,
+                keyNsOffset,
                 keyNsLength,
                 value,
+                valueOffset,
                 valueLength);
     }
 

@@ -47,8 +47,10 @@ public final class LogRecord {
             long checkpointId,
             int stateId,
             byte[] keyNs,
+            int keyNsOffset,
             int keyNsLength,
             byte[] value,
+            int valueOffset,
             int valueLength)
             throws IOException {
         int start = out.length();
@@ -56,10 +58,10 @@ public final class LogRecord {
         out.writeShort(stateId);
         out.writeByte(value == null ? TOMBSTONE : VALUE);
         out.writeInt(keyNsLength);
-        out.write(keyNs, 0, keyNsLength);
+        out.write(keyNs, keyNsOffset, keyNsLength);
         if (value != null) {
             out.writeInt(valueLength);
-            out.write(value, 0, valueLength);
+            out.write(value, valueOffset, valueLength);
         }
         return out.length() - start;
     }

@@ -46,7 +46,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Takes checkpoints of the append-log backend.
@@ -76,8 +75,7 @@ public final class AppendLogSnapshotStrategy<K> {
     private final Object writeLock = new Object();
 
     private final List<Capture> pending = new ArrayList<>();
-    /** Per stamped state, by state id: the versions its change scans have reached. */
-    private final Map<Integer, ScanHistory> histories = new ConcurrentHashMap<>();
+
     /** Batches of checkpoints written but not yet known to be complete. */
     private final TreeMap<Long, List<BatchLocation>> written = new TreeMap<>();
     private final Set<Long> fullCheckpoints = new LinkedHashSet<>();
@@ -106,35 +104,14 @@ public final class AppendLogSnapshotStrategy<K> {
         this.base = new ArrayList<>();
     }
 
-    /**
-     * Sets what the first checkpoint after a restore builds on. Every entry in the tables now is
-     * in {@code restoredBatches} (or goes into the first, full, checkpoint), so the first scans
-     * start from the tables' versions as of now.
-     */
-    @SuppressWarnings("unchecked")
+    /** Sets what the first checkpoint after a restore builds on. */
     public void startFrom(List<BatchLocation> restoredBatches, boolean needsFull) {
-        for (LoggedState<K> state : states) {
-            if (state.isStamped()) {
-                ChangeScan now =
-                        ChangeScan.take(state, keyGroupRange, (TypeSerializer<Object>) keySerializer);
-                now.release();
-                ScanHistory history = new ScanHistory();
-                history.succeeded(Long.MIN_VALUE, now.table, now.versions());
-                histories.put(state.id(), history);
-            }
-        }
         synchronized (lock) {
             this.base = new ArrayList<>(restoredBatches);
             this.needsFull = needsFull;
         }
     }
 
-    /** The next checkpoints are full until one completes: changes since the last are unknown. */
-    public void requireFullCheckpoint() {
-        synchronized (lock) {
-            needsFull = true;
-        }
-    }
 
     /** The strategy for one checkpoint, which knows whether it may share earlier files. */
     public SnapshotStrategy<KeyedStateHandle, CapturedState> forCheckpoint(SharingFilesStrategy sharing) {
@@ -208,42 +185,30 @@ public final class AppendLogSnapshotStrategy<K> {
     }
 
     /**
-     * The marked entries, looked up and serialized now, and a {@link ChangeScan} of every stamped
-     * state for the asynchronous phase.
+     * The marked entries, looked up and serialized now, and the logged writes, handed over as
+     * they are (the asynchronous phase deduplicates them).
      */
     @SuppressWarnings("unchecked")
     private Capture captureChanges(long checkpointId, List<String> names) throws IOException {
         Capture capture =
                 new Capture(checkpointId, new BatchBuilder(checkpointId, keyGroupRange, names));
         TypeSerializer<Object> keys = (TypeSerializer<Object>) keySerializer;
-        Set<EntryRef> dirty = tracker.drain();
+        Set<EntryRef> marked = tracker.drainMarked();
         Map<Integer, Capture.Serializers> serializers = new HashMap<>();
         EntryRef current = null;
         try {
-            for (EntryRef entry : dirty) {
+            for (EntryRef entry : marked) {
                 current = entry;
-                LoggedState<K> state = states.get(entry.stateId());
-                StateTable<K, Object, Object> table = state.table();
-                Object value =
+                StateTable<K, Object, Object> table = states.get(entry.stateId()).table();
+                capture.add(
+                        entry,
+                        serializers.computeIfAbsent(entry.stateId(), id -> serializersOf(table)),
                         table.getMapForKeyGroup(entry.keyGroup())
-                                .get((K) entry.key(), entry.namespace());
-                // A stamped entry that is still there is written by the scan.
-                if (value == null || !state.isStamped()) {
-                    capture.add(
-                            entry,
-                            serializers.computeIfAbsent(
-                                    entry.stateId(),
-                                    id ->
-                                            new Capture.Serializers(
-                                                    keys,
-                                                    table.getNamespaceSerializer(),
-                                                    table.getStateSerializer())),
-                            value);
-                }
+                                .get((K) entry.key(), entry.namespace()));
             }
         } catch (Exception e) {
             // This checkpoint fails; its changes must reach the next one.
-            dirty.forEach(tracker::mark);
+            marked.forEach(tracker::mark);
             throw new IOException(
                     "Checkpoint "
                             + checkpointId
@@ -255,16 +220,23 @@ public final class AppendLogSnapshotStrategy<K> {
                             + e,
                     e);
         } catch (Error e) {
-            dirty.forEach(tracker::mark);
+            marked.forEach(tracker::mark);
             throw e;
         }
+        Map<Integer, Capture.Serializers> logged = new HashMap<>();
         for (LoggedState<K> state : states) {
-            if (state.isStamped()) {
-                histories.computeIfAbsent(state.id(), id -> new ScanHistory());
-                capture.scan(ChangeScan.take(state, keyGroupRange, keys));
-            }
+            logged.put(state.id(), serializersOf(state.table()));
         }
+        capture.logged(tracker.drainLogged(), logged);
         return capture;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Capture.Serializers serializersOf(StateTable<K, Object, Object> table) {
+        return new Capture.Serializers(
+                (TypeSerializer<Object>) keySerializer,
+                table.getNamespaceSerializer(),
+                table.getStateSerializer());
     }
 
     @SuppressWarnings("unchecked")
@@ -274,10 +246,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 state.id(),
                 (IterableStateSnapshot<Object, Object, Object>) (IterableStateSnapshot<?, ?, ?>)
                         table.stateSnapshot(),
-                new Capture.Serializers(
-                        (TypeSerializer<Object>) keySerializer,
-                        table.getNamespaceSerializer(),
-                        table.getStateSerializer()));
+                serializersOf(table));
     }
 
     // ------------------------------------------------------------------------
@@ -309,7 +278,7 @@ public final class AppendLogSnapshotStrategy<K> {
                         }
                     }
                     for (Capture c : toWrite) {
-                        c.materialize(histories);
+                        c.materialize();
                     }
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
                     if (batch.recordCount() > 0) {
@@ -323,7 +292,7 @@ public final class AppendLogSnapshotStrategy<K> {
             case FULL:
                 synchronized (writeLock) {
                     Capture all = captureTables(checkpointId, captured);
-                    BatchLocation location = appendAndIndex(all.records, List.of(all));
+                    BatchLocation location = appendAndIndex(all.records(), List.of(all));
                     batches = List.of(location);
                     appended = location.length();
                     remember(checkpointId, batches, true);
@@ -339,7 +308,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 out.write(BatchFormat.segmentHeader());
                 BatchLocation location =
                         BatchFormat.write(
-                                out, segment, BatchFormat.SEGMENT_HEADER_BYTES, all.records);
+                                out, segment, BatchFormat.SEGMENT_HEADER_BYTES, all.records());
                 StreamStateHandle handle = closeAndGetHandle(out, registry);
                 privateState.add(HandleAndLocalPath.of(handle, segment));
                 batches = List.of(location);
@@ -386,11 +355,11 @@ public final class AppendLogSnapshotStrategy<K> {
     private BatchBuilder merge(long checkpointId, List<String> names, List<Capture> captures)
             throws IOException {
         if (captures.size() == 1) {
-            return captures.get(0).records;
+            return captures.get(0).records();
         }
         BatchBuilder batch = new BatchBuilder(checkpointId, keyGroupRange, names);
         for (Capture capture : captures) {
-            batch.appendAll(capture.records);
+            batch.appendAll(capture.records());
         }
         return batch;
     }
@@ -424,6 +393,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 }
             }
         }
+        all.materialize();
         return all;
     }
 
@@ -495,7 +465,6 @@ public final class AppendLogSnapshotStrategy<K> {
             base = batches;
             settleCompaction();
             pending.removeIf(c -> c.checkpointId <= checkpointId);
-            histories.values().forEach(h -> h.completed(checkpointId));
             written.headMap(checkpointId, true).clear();
             if (fullCheckpoints.contains(checkpointId)) {
                 needsFull = false;

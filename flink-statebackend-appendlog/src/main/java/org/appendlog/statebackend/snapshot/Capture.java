@@ -2,9 +2,11 @@ package org.appendlog.statebackend.snapshot;
 
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.tracking.BufferedChanges;
 import org.appendlog.statebackend.tracking.EntryRef;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 import javax.annotation.Nullable;
@@ -17,25 +19,27 @@ import java.util.Map;
 
 /**
  * The changes of one synchronous phase, as log records holding the values as of the barrier: the
- * marked entries, serialized at the barrier, and the {@link ChangeScan}s of the stamped states,
- * written in the asynchronous phase ({@link #materialize}). It is kept until a checkpoint that
- * contains it completes, so that a failed or late checkpoint never loses changes: the next batch
- * simply carries it again.
+ * writes the {@link org.appendlog.statebackend.tracking.ChangeTracker} logged, deduplicated in the
+ * asynchronous phase ({@link #materialize}), followed by the marked entries, looked up and
+ * serialized at the barrier (so a mark, which holds the barrier's value, wins over a logged write
+ * of the same entry). It is kept until a checkpoint that contains it completes, so that a failed
+ * or late checkpoint never loses changes: the next batch simply carries it again.
  */
 final class Capture {
 
     final long checkpointId;
-    final BatchBuilder records;
-    private final List<EntryRef> entries = new ArrayList<>();
-    private final List<ChangeScan> scans = new ArrayList<>();
+    private final BatchBuilder marked;
+    private final Written markedWritten = new Written();
     private final DataOutputSerializer keyScratch = new DataOutputSerializer(64);
     private final DataOutputSerializer valueScratch = new DataOutputSerializer(256);
-    /** Encoded length per entry; negative for a tombstone. */
-    private int[] lengths = new int[16];
+    @Nullable private BufferedChanges logged;
+    private Map<Integer, Serializers> loggedSerializers;
+    @Nullable private BatchBuilder records;
+    private Written written;
 
-    Capture(long checkpointId, BatchBuilder records) {
+    Capture(long checkpointId, BatchBuilder marked) {
         this.checkpointId = checkpointId;
-        this.records = records;
+        this.marked = marked;
     }
 
     /** Serializers for records encoded off the task thread: duplicates, not shared. */
@@ -54,48 +58,13 @@ final class Capture {
         }
     }
 
-    void scan(ChangeScan scan) {
-        scans.add(scan);
+    /** The logged writes, and per state id the serializers to read their keys for the index. */
+    void logged(BufferedChanges changes, Map<Integer, Serializers> serializers) {
+        this.logged = changes;
+        this.loggedSerializers = serializers;
     }
 
-    /**
-     * Writes the scans' records; every reader of {@link #records} calls this first. A scan that
-     * fails is dropped, not retried (its snapshots are gone): its state's history does not advance,
-     * so the next checkpoint's scan covers its changes.
-     */
-    synchronized void materialize(Map<Integer, ScanHistory> histories) throws IOException {
-        try {
-            while (!scans.isEmpty()) {
-                ChangeScan scan = scans.remove(0);
-                ScanHistory history = histories.get(scan.stateId);
-                try {
-                    scan.writeTo(this, history.since(checkpointId, scan.table));
-                } catch (IOException | RuntimeException e) {
-                    throw new IOException(
-                            "Checkpoint "
-                                    + checkpointId
-                                    + " could not serialize an entry of state '"
-                                    + records.stateNames().get(scan.stateId)
-                                    + "' with the state's serializers: "
-                                    + e,
-                            e);
-                } finally {
-                    scan.release();
-                }
-                history.succeeded(checkpointId, scan.table, scan.versions());
-            }
-        } finally {
-            release();
-        }
-    }
-
-    /** Lets go of the snapshots of scans that did not run (a failed or cancelled checkpoint). */
-    synchronized void release() {
-        scans.forEach(ChangeScan::release);
-        scans.clear();
-    }
-
-    /** Encodes {@code entry} with {@code value}, or a tombstone if the value is null. */
+    /** Encodes a marked {@code entry} with {@code value}, or a tombstone if the value is null. */
     void add(EntryRef entry, Serializers serializers, @Nullable Object value) throws IOException {
         keyScratch.clear();
         serializers.key.serialize(entry.key(), keyScratch);
@@ -109,26 +78,141 @@ final class Capture {
             valueLength = valueScratch.length();
         }
         int length =
-                records.add(
+                marked.add(
                         entry.keyGroup(),
                         checkpointId,
                         entry.stateId(),
                         keyScratch.getSharedBuffer(),
+                        0,
                         keyScratch.length(),
                         valueBytes,
+                        0,
                         valueLength);
-        if (entries.size() == lengths.length) {
-            lengths = Arrays.copyOf(lengths, lengths.length * 2);
+        markedWritten.add(entry, length, value == null);
+    }
+
+    /** The capture's records; {@link #materialize} first. */
+    BatchBuilder records() {
+        return records;
+    }
+
+    /** Builds the records: the latest logged write of each entry, then the marked entries. */
+    synchronized void materialize() throws IOException {
+        if (records != null) {
+            return;
         }
-        lengths[entries.size()] = value == null ? -length : length;
-        entries.add(entry);
+        if (logged == null || logged.recordCount() == 0) {
+            records = marked;
+            written = markedWritten;
+        } else {
+            BatchBuilder all =
+                    new BatchBuilder(checkpointId, marked.keyGroups(), marked.stateNames());
+            Written allWritten = new Written();
+            LoggedRecordReader reader = new LoggedRecordReader(all, allWritten);
+            logged.forEachLatest(reader);
+            if (reader.failure != null) {
+                throw reader.failure;
+            }
+            all.appendAll(marked);
+            allWritten.addAll(markedWritten);
+            records = all;
+            written = allWritten;
+        }
+        if (logged != null) {
+            logged.recycle();
+            logged = null;
+        }
+    }
+
+    /** Copies logged records into the batch and reads their keys for the index. */
+    private final class LoggedRecordReader implements BufferedChanges.RecordVisitor {
+        final BatchBuilder out;
+        final Written outWritten;
+        final DataInputDeserializer in = new DataInputDeserializer();
+        IOException failure;
+
+        LoggedRecordReader(BatchBuilder out, Written outWritten) {
+            this.out = out;
+            this.outWritten = outWritten;
+        }
+
+        @Override
+        public void accept(byte[] buffer, int at, int length) {
+            if (failure != null) {
+                return;
+            }
+            int stateId = BufferedChanges.stateId(buffer, at);
+            int keyGroup = BufferedChanges.keyGroup(buffer, at);
+            int keyOffset = BufferedChanges.keyOffset(at);
+            int keyLength = BufferedChanges.keyLength(buffer, at);
+            int valueLength = BufferedChanges.valueLength(buffer, at);
+            try {
+                Serializers serializers = loggedSerializers.get(stateId);
+                in.setBuffer(buffer, keyOffset, keyLength);
+                EntryRef entry =
+                        new EntryRef(
+                                stateId,
+                                serializers.key.deserialize(in),
+                                serializers.namespace.deserialize(in),
+                                keyGroup);
+                int recordLength =
+                        out.add(
+                                keyGroup,
+                                checkpointId,
+                                stateId,
+                                buffer,
+                                keyOffset,
+                                keyLength,
+                                valueLength < 0 ? null : buffer,
+                                BufferedChanges.valueOffset(buffer, at),
+                                Math.max(0, valueLength));
+                outWritten.add(entry, recordLength, valueLength < 0);
+            } catch (IOException | RuntimeException e) {
+                failure =
+                        new IOException(
+                                "Checkpoint "
+                                        + checkpointId
+                                        + " could not read a logged key of state '"
+                                        + marked.stateNames().get(stateId)
+                                        + "' (key group "
+                                        + keyGroup
+                                        + ")",
+                                e);
+            }
+        }
     }
 
     /** Tells the index that this capture's records now live in {@code segment}. */
     void indexInto(LogIndex index, String segment) {
-        for (int i = 0; i < entries.size(); i++) {
-            int length = lengths[i];
-            index.recordWritten(entries.get(i), segment, Math.abs(length), length < 0);
+        written.indexInto(index, segment);
+    }
+
+    /** The entries of the records, in order, with each record's length for the index. */
+    private static final class Written {
+        private final List<EntryRef> entries = new ArrayList<>();
+        /** Encoded length per entry; negative for a tombstone. */
+        private int[] lengths = new int[16];
+
+        void add(EntryRef entry, int length, boolean tombstone) {
+            if (entries.size() == lengths.length) {
+                lengths = Arrays.copyOf(lengths, lengths.length * 2);
+            }
+            lengths[entries.size()] = tombstone ? -length : length;
+            entries.add(entry);
+        }
+
+        void addAll(Written other) {
+            for (int i = 0; i < other.entries.size(); i++) {
+                int length = other.lengths[i];
+                add(other.entries.get(i), Math.abs(length), length < 0);
+            }
+        }
+
+        void indexInto(LogIndex index, String segment) {
+            for (int i = 0; i < entries.size(); i++) {
+                int length = lengths[i];
+                index.recordWritten(entries.get(i), segment, Math.abs(length), length < 0);
+            }
         }
     }
 }

@@ -51,9 +51,6 @@ public final class CapturedState implements SnapshotResources {
 
     @Override
     public void release() {
-        if (capture != null) {
-            capture.release();
-        }
         if (tables != null) {
             tables.forEach(StateTableSnapshot::release);
         }

@@ -1,25 +1,31 @@
 package org.appendlog.statebackend.tracking;
 
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.InternalKeyContext;
 
+import javax.annotation.Nullable;
+
+import java.io.IOException;
 import java.util.HashSet;
 import java.util.Set;
 
 /**
- * The dirty set of the entries that a checkpoint must look up at the barrier: entries of states
- * with mutable values (changed in place, which the heap table cannot see) and removed entries of
- * every state. Writes of immutable values need no entry here: the table stamps them with its
- * version, and the checkpoint finds them by that stamp. A key written a million times between two
- * checkpoints is one entry here, and so one record in the log. Used only on the task thread.
+ * What changed since the last capture, on the task thread. A write of an immutable value is
+ * logged: serialized into the {@link ChangeBuffer} as it happens, since the value cannot change
+ * any more. An entry whose value is mutable is marked instead (it can change in place after any
+ * read, unseen), and the checkpoint looks it up at the barrier; a key marked a million times
+ * between two checkpoints is one mark.
  */
 public final class ChangeTracker {
 
     private final InternalKeyContext<?> keyContext;
-    private Set<EntryRef> dirty = new HashSet<>();
+    private final ChangeBuffer buffer;
+    private Set<EntryRef> marked = new HashSet<>();
     private EntryRef lastMarked;
 
-    public ChangeTracker(InternalKeyContext<?> keyContext) {
+    public ChangeTracker(InternalKeyContext<?> keyContext, long bufferLimitBytes) {
         this.keyContext = keyContext;
+        this.buffer = new ChangeBuffer(bufferLimitBytes);
     }
 
     /** Marks the entry of the current key under {@code namespace} in state {@code stateId}. */
@@ -28,23 +34,52 @@ public final class ChangeTracker {
         if (lastMarked == null || !lastMarked.sameAs(stateId, key, namespace)) {
             lastMarked =
                     new EntryRef(stateId, key, namespace, keyContext.getCurrentKeyGroupIndex());
-            dirty.add(lastMarked);
+            marked.add(lastMarked);
         }
     }
 
     public void mark(EntryRef entry) {
-        dirty.add(entry);
+        marked.add(entry);
     }
 
-    /** Hands over the entries marked so far and starts a new, empty dirty set. */
-    public Set<EntryRef> drain() {
-        Set<EntryRef> drained = dirty;
-        dirty = new HashSet<>();
+    /** Logs the new, immutable value (null: removal) of an entry. */
+    @SuppressWarnings("unchecked")
+    void log(
+            int stateId,
+            int keyGroup,
+            Object key,
+            Object namespace,
+            @Nullable Object value,
+            TypeSerializer<?> keySerializer,
+            TypeSerializer<?> namespaceSerializer,
+            TypeSerializer<?> valueSerializer)
+            throws IOException {
+        buffer.write(
+                stateId,
+                keyGroup,
+                key,
+                namespace,
+                value,
+                (TypeSerializer<Object>) keySerializer,
+                (TypeSerializer<Object>) namespaceSerializer,
+                (TypeSerializer<Object>) valueSerializer);
+    }
+
+    /** Hands over the marked entries and starts a new, empty set. */
+    public Set<EntryRef> drainMarked() {
+        Set<EntryRef> drained = marked;
+        marked = new HashSet<>();
         lastMarked = null;
         return drained;
     }
 
+    /** Hands over the logged writes and starts a new, empty buffer. */
+    public BufferedChanges drainLogged() {
+        return buffer.drain();
+    }
+
+    /** Marked entries and logged writes since the last capture. */
     public int size() {
-        return dirty.size();
+        return marked.size() + buffer.recordCount();
     }
 }

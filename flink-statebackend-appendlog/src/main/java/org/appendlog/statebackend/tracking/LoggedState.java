@@ -2,7 +2,6 @@ package org.appendlog.statebackend.tracking;
 
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.runtime.state.heap.AbstractHeapState;
-import org.apache.flink.runtime.state.heap.CopyOnWriteStateTable;
 import org.apache.flink.runtime.state.InternalKeyContext;
 import org.apache.flink.runtime.state.heap.StateTable;
 import org.apache.flink.runtime.state.internal.InternalAggregatingState;
@@ -22,17 +21,11 @@ public final class LoggedState<K> {
     private final String name;
     private final TrackedKvState<K, Object, Object, ?> tracked;
     private StateTable<K, Object, Object> table;
-    private boolean stamped;
 
-    private LoggedState(
-            int id,
-            String name,
-            TrackedKvState<K, Object, Object, ?> tracked,
-            StateTable<K, Object, Object> table) {
+    private LoggedState(int id, String name, TrackedKvState<K, Object, Object, ?> tracked) {
         this.id = id;
         this.name = name;
         this.tracked = tracked;
-        this.table = table;
     }
 
     /** Wraps a state of the heap backend so that its writes reach {@code tracker}. */
@@ -69,19 +62,15 @@ public final class LoggedState<K> {
                         "The appendlog state backend does not support " + type + " state");
         }
         StateTable<K, Object, Object> table = tableOf(heapState);
-        LoggedState<K> state = new LoggedState<>(id, table.getMetaInfo().getName(), tracked, table);
-        state.stamped = stampable(table);
-        tracked.setStamped(state.stamped);
+        LoggedState<K> state = new LoggedState<>(id, table.getMetaInfo().getName(), tracked);
+        state.follow(table);
         return state;
     }
 
-    /**
-     * Flink's copy-on-write table stamps every entry it writes with its current version, but a
-     * mutable value can also change in place after a read, unstamped.
-     */
-    private static boolean stampable(StateTable<?, ?, ?> table) {
-        return table instanceof CopyOnWriteStateTable
-                && table.getStateSerializer().isImmutableType();
+    /** A value of an immutable type can be logged when written; it cannot change afterwards. */
+    private void follow(StateTable<K, Object, Object> table) {
+        this.table = table;
+        tracked.setLogged(table.getStateSerializer().isImmutableType());
     }
 
     @SuppressWarnings("unchecked")
@@ -90,29 +79,14 @@ public final class LoggedState<K> {
     }
 
     /**
-     * The state was registered again, with new serializers or functions. Returns false if its
-     * writes were found by stamps and no longer can be (its values became mutable): writes since
-     * the last checkpoint are then known to nobody, and the next checkpoint must be full.
+     * The state was registered again, with new serializers or functions. Changes logged or marked
+     * before stay valid either way: a mark is looked up at the barrier, so its record follows
+     * every logged one in the checkpoint.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public boolean update(InternalKvState<K, ?, ?> heapState) {
+    public void update(InternalKvState<K, ?, ?> heapState) {
         tracked.replaceDelegate((InternalKvState) heapState);
-        table = tableOf(heapState);
-        if (stamped && !stampable(table)) {
-            stamped = false;
-            tracked.setStamped(false);
-            return false;
-        }
-        return true;
-    }
-
-    /**
-     * Whether checkpoints find the entries written since the last one by the version stamps of the
-     * heap table (see {@code ChangeScan}); otherwise by the {@link ChangeTracker}'s marks. Removed
-     * entries are always marked.
-     */
-    public boolean isStamped() {
-        return stamped;
+        follow(tableOf(heapState));
     }
 
     public int id() {

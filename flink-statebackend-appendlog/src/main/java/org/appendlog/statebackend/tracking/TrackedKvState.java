@@ -2,9 +2,17 @@ package org.appendlog.statebackend.tracking;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.InternalKeyContext;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateEntry;
 import org.apache.flink.runtime.state.internal.InternalKvState;
+import org.apache.flink.runtime.state.heap.AbstractHeapState;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
 import java.util.Collection;
 
 /**
@@ -14,12 +22,15 @@ import java.util.Collection;
 abstract class TrackedKvState<K, N, V, S extends InternalKvState<K, N, V>>
         implements InternalKvState<K, N, V> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(TrackedKvState.class);
+
     protected S delegate;
     private final int stateId;
     private final ChangeTracker tracker;
     private final InternalKeyContext<K> keyContext;
     protected N currentNamespace;
-    private boolean stamped;
+    private boolean logged;
+    private boolean warnedOfLogFailure;
 
     TrackedKvState(S delegate, int stateId, ChangeTracker tracker, InternalKeyContext<K> keyContext) {
         this.delegate = delegate;
@@ -28,37 +39,70 @@ abstract class TrackedKvState<K, N, V, S extends InternalKvState<K, N, V>>
         this.keyContext = keyContext;
     }
 
-    /** Marks the current entry: it was removed, or may have changed in place. */
+    /** Marks the current entry: it may have changed in place. */
     protected final void markDirty() {
         tracker.markCurrentKey(stateId, currentNamespace);
     }
 
-    protected final void markDirty(N namespace) {
-        tracker.markCurrentKey(stateId, namespace);
-    }
-
     /**
-     * The current entry was written through the heap table. A stamped state needs no mark: the
-     * table's version stamp on the entry tells the checkpoint.
+     * The current key's entry under {@code namespace} now holds {@code value} (null: it was
+     * removed): logged if this state's values are immutable, else marked.
      */
-    protected final void markWritten() {
-        if (!stamped) {
-            markDirty();
+    protected final void written(N namespace, @Nullable Object value) {
+        if (!logged
+                || !log(
+                        keyContext.getCurrentKey(),
+                        keyContext.getCurrentKeyGroupIndex(),
+                        namespace,
+                        value)) {
+            tracker.markCurrentKey(stateId, namespace);
         }
     }
 
-    protected final void markWritten(N namespace) {
-        if (!stamped) {
-            markDirty(namespace);
+    /** Returns false if the value could not be serialized; the heap holds it all the same. */
+    private boolean log(K key, int keyGroup, N namespace, @Nullable Object value) {
+        try {
+            tracker.log(
+                    stateId,
+                    keyGroup,
+                    key,
+                    namespace,
+                    value,
+                    delegate.getKeySerializer(),
+                    delegate.getNamespaceSerializer(),
+                    delegate.getValueSerializer());
+            return true;
+        } catch (IOException | RuntimeException e) {
+            // Marked instead: the checkpoint serializes it at the barrier (or fails, saying why).
+            warnOnce(e);
+            return false;
         }
     }
 
-    /**
-     * Whether checkpoints find this state's writes by the heap table's version stamps (see {@link
-     * LoggedState#isStamped()}) rather than by marks.
-     */
-    void setStamped(boolean stamped) {
-        this.stamped = stamped;
+    private void warnOnce(Exception e) {
+        if (!warnedOfLogFailure) {
+            warnedOfLogFailure = true;
+            LOG.warn(
+                    "Could not serialize a write to state '{}'; its entries will be serialized at"
+                            + " the next checkpoint's barrier instead (logged once per state)",
+                    stateName(),
+                    e);
+        }
+    }
+
+    private String stateName() {
+        return delegate instanceof AbstractHeapState
+                ? ((AbstractHeapState<?, ?, ?>) delegate).getStateTable().getMetaInfo().getName()
+                : String.valueOf(stateId);
+    }
+
+    /** Whether writes are logged with their values: the values are of an immutable type. */
+    protected final boolean isLogged() {
+        return logged;
+    }
+
+    void setLogged(boolean logged) {
+        this.logged = logged;
     }
 
     @Override
@@ -70,7 +114,7 @@ abstract class TrackedKvState<K, N, V, S extends InternalKvState<K, N, V>>
     @Override
     public void clear() {
         delegate.clear();
-        markDirty();
+        written(currentNamespace, null);
     }
 
     @Override
@@ -121,26 +165,24 @@ abstract class TrackedKvState<K, N, V, S extends InternalKvState<K, N, V>>
             @Override
             public void remove(StateEntry<K, N, V> entry) {
                 visitor.remove(entry);
-                markEntry(entry);
+                written(entry, null);
             }
 
             @Override
             public void update(StateEntry<K, N, V> entry, V newValue) {
                 visitor.update(entry, newValue);
-                markEntry(entry);
+                written(entry, newValue);
             }
         };
     }
 
-    private void markEntry(StateEntry<K, N, V> entry) {
+    private void written(StateEntry<K, N, V> entry, @Nullable V value) {
         K key = entry.getKey();
-        tracker.mark(
-                new EntryRef(
-                        stateId,
-                        key,
-                        entry.getNamespace(),
-                        org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignToKeyGroup(
-                                key, keyContext.getNumberOfKeyGroups())));
+        int keyGroup =
+                KeyGroupRangeAssignment.assignToKeyGroup(key, keyContext.getNumberOfKeyGroups());
+        if (!logged || !log(key, keyGroup, entry.getNamespace(), value)) {
+            tracker.mark(new EntryRef(stateId, key, entry.getNamespace(), keyGroup));
+        }
     }
 
     /** After the state is registered again (new serializers or functions). */

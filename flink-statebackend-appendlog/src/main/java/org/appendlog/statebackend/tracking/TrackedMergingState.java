@@ -22,7 +22,7 @@ abstract class TrackedMergingState<K, N, IN, SV, OUT, S extends InternalMergingS
     @Override
     public void add(IN value) throws Exception {
         delegate.add(value);
-        markWritten();
+        changed(currentNamespace);
     }
 
     @Override
@@ -33,19 +33,36 @@ abstract class TrackedMergingState<K, N, IN, SV, OUT, S extends InternalMergingS
     @Override
     public void updateInternal(SV valueToStore) throws Exception {
         delegate.updateInternal(valueToStore);
-        if (valueToStore == null) {
-            markDirty();
-        } else {
-            markWritten();
-        }
+        written(currentNamespace, valueToStore);
     }
 
     @Override
     public void mergeNamespaces(N target, Collection<N> sources) throws Exception {
         delegate.mergeNamespaces(target, sources);
-        markWritten(target);
+        changed(target);
         for (N source : sources) {
-            markDirty(source);
+            written(source, null);
+        }
+    }
+
+    /** The entry under {@code namespace} changed inside the heap state: log what it holds now. */
+    private void changed(N namespace) throws Exception {
+        if (!isLogged()) {
+            written(namespace, null);
+            return;
+        }
+        N current = currentNamespace;
+        if (namespace == current) {
+            written(namespace, delegate.getInternal());
+            return;
+        }
+        delegate.setCurrentNamespace(namespace);
+        try {
+            written(namespace, delegate.getInternal());
+        } finally {
+            if (current != null) {
+                delegate.setCurrentNamespace(current);
+            }
         }
     }
 }

@@ -24,10 +24,6 @@ final class TrackedValueState<K, N, V> extends TrackedKvState<K, N, V, InternalV
     @Override
     public void update(V value) throws IOException {
         delegate.update(value);
-        if (value == null) {
-            markDirty();
-        } else {
-            markWritten();
-        }
+        written(currentNamespace, value);
     }
 }

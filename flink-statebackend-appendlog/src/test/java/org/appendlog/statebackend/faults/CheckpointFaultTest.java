@@ -90,8 +90,8 @@ class CheckpointFaultTest {
 
     static List<Case> cases() {
         List<Case> cases = new ArrayList<>();
-        cases.add(new Case("capture: serializer throws on the first dirty entry", Segment.SHARED, null, 1, Kill.EXCEPTION));
-        cases.add(new Case("capture: serializer throws on the 30th dirty entry", Segment.SHARED, null, 30, Kill.EXCEPTION));
+        cases.add(new Case("write: serializer throws on the first write logged for checkpoint 3", Segment.SHARED, null, 1, Kill.EXCEPTION));
+        cases.add(new Case("write: serializer throws on the 30th write logged for checkpoint 3", Segment.SHARED, null, 30, Kill.EXCEPTION));
         cases.add(new Case("sync phase: task thread interrupted", Segment.SHARED, null, 0, Kill.INTERRUPT_FLAG));
         cases.add(new Case("append: creating the segment", Segment.NEW, throwing(Op.CREATE, SEGMENT, 1), 0, Kill.EXCEPTION));
         cases.add(new Case("append: segment header write", Segment.NEW, throwing(Op.WRITE, SEGMENT, 1), 0, Kill.EXCEPTION));
@@ -154,7 +154,9 @@ class CheckpointFaultTest {
             }
             Completed second = writer.checkpoint(2);
 
-            // The changes of checkpoint 3, which the fault hits.
+            // The changes of checkpoint 3, which the fault hits. A write whose serialization
+            // fails is marked instead, and serialized at the barrier.
+            FailingLongSerializer.failSerializeAt(c.serializerFailsAt);
             for (int key = 50; key < 100; key++) {
                 writer.put(key, 3000 + key);
             }
@@ -200,7 +202,6 @@ class CheckpointFaultTest {
     private String takeFaultedCheckpoint(FaultHarness writer, Case c) throws Exception {
         lastResult = null;
         RunnableFuture<SnapshotResult<KeyedStateHandle>> future;
-        FailingLongSerializer.failSerializeAt(c.serializerFailsAt);
         Fault.arm(c.fault);
         try {
             if (c.kill == Kill.INTERRUPT_FLAG) {

@@ -154,14 +154,21 @@ class InputValidationTest {
         return future.get().getJobManagerOwnedSnapshot();
     }
 
+    /**
+     * Immutable values are serialized when written. If that throws, the write stands in the heap
+     * and is serialized at the next barrier instead; if that throws too, the checkpoint fails
+     * naming the state, and the next one still holds the write.
+     */
     @Test
-    void aStateSerializerThatThrowsOnCheckpoint() throws Exception {
+    void aStateSerializerThatThrowsOnWriteAndOnCheckpoint() throws Exception {
         String checkpoints = dir.resolve("checkpoints").toUri().toString();
         AppendLogStateBackend stateBackend = new AppendLogStateBackend(dir.resolve("log").toUri().toString());
+        Completed completed;
         try (FaultHarness harness = FaultHarness.open(stateBackend, checkpoints)) {
             harness.put(1, 1);
             FailingLongSerializer.failSerializeAt(1);
-            // Immutable values are serialized in the asynchronous part: run the whole checkpoint.
+            harness.put(2, 2);
+            FailingLongSerializer.failSerializeAt(1);
             Throwable error =
                     catchError(
                             () -> {
@@ -171,8 +178,14 @@ class InputValidationTest {
                                 checkpoint.get();
                             });
             assertThat(FaultHarness.messages(error)).contains("'" + FaultHarness.STATE + "'").contains("Injected failure");
-            RELIABILITY.record("state serializer throws while a checkpoint serializes", "the checkpoint fails: " + FaultHarness.messages(error));
+            completed = harness.checkpoint(2);
+            RELIABILITY.record(
+                    "state serializer throws when a write is logged, then at the next barrier",
+                    "the write stands; the checkpoint fails: " + FaultHarness.messages(error)
+                            + "; the next checkpoint holds the write and restores exactly");
         }
+        FaultHarness.assertRestoresExactly(stateBackend, checkpoints, completed);
+        assertThat(completed.state).containsEntry(2, 2L);
     }
 
     @Test
