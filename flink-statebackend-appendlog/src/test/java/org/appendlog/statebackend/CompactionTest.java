@@ -38,9 +38,24 @@ class CompactionTest {
     /** Rewrites every key once per checkpoint; returns the last checkpoint. */
     private IncrementalRemoteKeyedStateHandle rewriteEveryKey(
             BackendHarness harness, int fromCheckpoint, int checkpoints) throws Exception {
+        return rewrite(harness, fromCheckpoint, checkpoints, 1);
+    }
+
+    /**
+     * Rewrites the even keys once per checkpoint, so that the segments holding the odd keys stay
+     * half live and compaction must copy them into a run.
+     */
+    private IncrementalRemoteKeyedStateHandle rewriteEvenKeys(
+            BackendHarness harness, int fromCheckpoint, int checkpoints) throws Exception {
+        return rewrite(harness, fromCheckpoint, checkpoints, 2);
+    }
+
+    private IncrementalRemoteKeyedStateHandle rewrite(
+            BackendHarness harness, int fromCheckpoint, int checkpoints, int keyStep)
+            throws Exception {
         IncrementalRemoteKeyedStateHandle last = null;
         for (int c = fromCheckpoint; c < fromCheckpoint + checkpoints; c++) {
-            for (int key = 0; key < KEYS; key++) {
+            for (int key = 0; key < KEYS; key += keyStep) {
                 harness.put(key, (long) key * 1000 + c);
             }
             last = harness.checkpoint(c);
@@ -55,10 +70,24 @@ class CompactionTest {
             IncrementalRemoteKeyedStateHandle handle,
             int checkpoint)
             throws Exception {
+        return restoreAndCheck(stateBackend, registry, handle, checkpoint, checkpoint);
+    }
+
+    /** Checks that even keys were last written in {@code even}, odd ones in {@code odd}. */
+    private long restoreAndCheck(
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            IncrementalRemoteKeyedStateHandle handle,
+            int even,
+            int odd)
+            throws Exception {
+        int checkpoint = Math.max(even, odd);
         try (BackendHarness restored =
                 BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
             for (int key = 0; key < KEYS; key++) {
-                assertThat(restored.get(key)).as("key %d", key).isEqualTo((long) key * 1000 + checkpoint);
+                assertThat(restored.get(key))
+                        .as("key %d", key)
+                        .isEqualTo((long) key * 1000 + (key % 2 == 0 ? even : odd));
             }
             long live = restored.backend.index().liveBytes();
             long read = restored.backend.restoredBytes();
@@ -125,10 +154,10 @@ class CompactionTest {
             for (int run = 0; run < 50; run++) {
                 Files.createDirectory(dir.resolve(String.format("%s-run-%06d.seg", prefix, run)));
             }
-            last = rewriteEveryKey(harness, 2, 20);
+            last = rewriteEvenKeys(harness, 2, 20);
             assertThat(passes(harness)).isZero();
         }
-        restoreAndCheck(stateBackend, registry, last, 21);
+        restoreAndCheck(stateBackend, registry, last, 21, 1);
     }
 
     @Test
@@ -138,7 +167,8 @@ class CompactionTest {
         IncrementalRemoteKeyedStateHandle completed;
         IncrementalRemoteKeyedStateHandle usingRun;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            completed = rewriteEveryKey(harness, 1, 10);
+            rewriteEveryKey(harness, 1, 1);
+            completed = rewriteEvenKeys(harness, 2, 9);
             assertThat(passes(harness)).isPositive();
             for (int key = 0; key < KEYS; key++) {
                 harness.put(key, (long) key * 1000 + 11);
@@ -147,7 +177,7 @@ class CompactionTest {
             usingRun = harness.checkpointThatNeverCompletes(11);
             assertThat(segmentNames(usingRun)).anyMatch(name -> name.contains("-run-"));
         }
-        restoreAndCheck(stateBackend, registry, completed, 10);
+        restoreAndCheck(stateBackend, registry, completed, 10, 1);
         restoreAndCheck(stateBackend, registry, usingRun, 11);
     }
 

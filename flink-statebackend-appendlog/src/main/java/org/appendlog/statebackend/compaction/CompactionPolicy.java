@@ -12,8 +12,9 @@ import java.util.List;
  * Which segments to compact. The trigger is Kafka's: the closed segments' dirty ratio (dead bytes
  * / total bytes) must reach {@code min-dirty-ratio}, and a segment must not have been written for
  * {@code min-lag}. The choice is the log-structured file system cleaner's cost-benefit rule:
- * segments with the highest {@code (1 - u) * age / (1 + u)} first, where {@code u} is the live
- * fraction; old, mostly dead segments give the most space for the least copying.
+ * among the segments that are themselves at least {@code min-dirty-ratio} dead, those with the
+ * highest {@code (1 - u) * age / (1 + u)} first, where {@code u} is the live fraction; old, mostly
+ * dead segments give the most space for the least copying.
  */
 final class CompactionPolicy {
 
@@ -36,8 +37,15 @@ final class CompactionPolicy {
             return List.of();
         }
         List<SegmentStats> candidates = new ArrayList<>();
+        // A segment is worth cleaning only if it is itself at least that dirty: rewriting a
+        // mostly live segment (say, the one every key was first written to) on every pass would
+        // copy the whole state over and over for little space. The log's dirty ratio reaching
+        // the minimum means some segment does.
+        double maxUtilization = 1.0 - minDirtyRatio;
         for (SegmentStats s : closed) {
-            if (nowMillis - s.lastWriteMillis() >= minLag.toMillis() && s.utilization() < 1.0) {
+            if (nowMillis - s.lastWriteMillis() >= minLag.toMillis()
+                    && s.utilization() <= maxUtilization
+                    && s.utilization() < 1.0) {
                 candidates.add(s);
             }
         }

@@ -13,6 +13,10 @@ public final class BufferedChanges {
 
     /** Key group (2 bytes), state (2 bytes), key and namespace length (4 bytes). */
     static final int HEADER_BYTES = 8;
+    static final int OFFSET_BITS = 20;
+    /** Positions take 31 bits: at most this many chunks. */
+    static final int MAX_CHUNKS = 1 << (31 - OFFSET_BITS);
+    private static final int INITIAL_SLOTS = 1 << 16;
 
     /** Receives one record: its encoding is {@code buffer[offset, offset + length)}. */
     public interface RecordVisitor {
@@ -35,27 +39,44 @@ public final class BufferedChanges {
         return records;
     }
 
-    /** Visits the latest record of every entry, in no particular order. */
+
+    /**
+     * Visits the latest record of every entry, in no particular order. A slot of the table holds
+     * the hash of the entry's key next to the record's position, so a probe reads the record's
+     * bytes only when the hashes match; the table grows with the distinct entries, not the
+     * records, to stay small enough for the cache.
+     */
     public void forEachLatest(RecordVisitor visitor) {
-        if (records == 0) {
-            return;
-        }
-        int capacity = Integer.highestOneBit(Math.max(2, records) * 2 - 1) << 1;
-        long[] slots = new long[capacity];
-        int mask = capacity - 1;
+        long[] slots = new long[INITIAL_SLOTS];
+        int distinct = 0;
         for (int c = 0; c < chunks.size(); c++) {
             byte[] chunk = chunks.get(c);
             int end = used.get(c);
             int at = 0;
             while (at < end) {
-                int keyLength = readInt(chunk, at + 4);
-                int slot = hash(chunk, at, keyLength) & mask;
-                while (slots[slot] != 0 && !sameEntry(slots[slot], chunk, at, keyLength)) {
+                int keyLength = keyLength(chunk, at);
+                int hash = hash(chunk, at, keyLength);
+                long entry = ((long) hash << 32) | position(c, at);
+                int mask = slots.length - 1;
+                int slot = hash & mask;
+                while (true) {
+                    long occupant = slots[slot];
+                    if (occupant == 0) {
+                        slots[slot] = entry;
+                        if (++distinct > slots.length / 2) {
+                            slots = grow(slots);
+                        }
+                        break;
+                    }
+                    if ((int) (occupant >>> 32) == hash && sameEntry(occupant, chunk, at, keyLength)) {
+                        // Later records replace earlier ones of the same entry.
+                        slots[slot] = entry;
+                        break;
+                    }
                     slot = (slot + 1) & mask;
                 }
-                // Later records replace earlier ones of the same entry.
-                slots[slot] = position(c, at);
-                at += recordLength(chunk, at);
+                int valueAt = keyOffset(at) + keyLength;
+                at = valueAt + 4 + Math.max(0, readInt(chunk, valueAt));
             }
         }
         for (long slot : slots) {
@@ -65,6 +86,21 @@ public final class BufferedChanges {
                 visitor.accept(chunk, at, recordLength(chunk, at));
             }
         }
+    }
+
+    private static long[] grow(long[] slots) {
+        long[] grown = new long[slots.length * 2];
+        int mask = grown.length - 1;
+        for (long occupant : slots) {
+            if (occupant != 0) {
+                int slot = (int) (occupant >>> 32) & mask;
+                while (grown[slot] != 0) {
+                    slot = (slot + 1) & mask;
+                }
+                grown[slot] = occupant;
+            }
+        }
+        return grown;
     }
 
     /** Returns the chunks to the buffer for reuse; no reads after this. */
@@ -106,9 +142,9 @@ public final class BufferedChanges {
         return valueOffset(record, at) - at + Math.max(0, valueLength(record, at));
     }
 
-    private boolean sameEntry(long slot, byte[] chunk, int at, int keyLength) {
-        byte[] other = chunks.get(chunkOf(slot));
-        int otherAt = offsetOf(slot);
+    private boolean sameEntry(long occupant, byte[] chunk, int at, int keyLength) {
+        byte[] other = chunks.get(chunkOf(occupant));
+        int otherAt = offsetOf(occupant);
         // The state id and the key and namespace, with their length in between.
         return Arrays.equals(
                 other, otherAt + 2, otherAt + HEADER_BYTES + readInt(other, otherAt + 4),
@@ -131,16 +167,20 @@ public final class BufferedChanges {
                 | (b[at + 3] & 0xff);
     }
 
-    /** Slot value: chunk and offset, plus one so that zero means empty. */
+    /**
+     * A record's position in 31 bits, plus one so that a zero slot means empty: the chunk, and the
+     * offset in it (below {@link ChangeBuffer#CHUNK_BYTES}; a chunk of a larger record holds only
+     * that record).
+     */
     private static long position(int chunk, int offset) {
-        return ((long) chunk << 32 | offset) + 1;
+        return (((long) chunk << OFFSET_BITS) | offset) + 1;
     }
 
     private static int chunkOf(long slot) {
-        return (int) ((slot - 1) >>> 32);
+        return (int) (((slot & 0xffffffffL) - 1) >>> OFFSET_BITS);
     }
 
     private static int offsetOf(long slot) {
-        return (int) (slot - 1);
+        return (int) (((slot & 0xffffffffL) - 1) & ((1 << OFFSET_BITS) - 1));
     }
 }

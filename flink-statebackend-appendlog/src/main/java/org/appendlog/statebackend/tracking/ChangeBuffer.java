@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 public final class ChangeBuffer {
 
-    static final int CHUNK_BYTES = 1 << 20;
+    static final int CHUNK_BYTES = 1 << BufferedChanges.OFFSET_BITS;
     private static final int MAX_POOLED = 64;
 
     private final Queue<byte[]> pool = new ConcurrentLinkedQueue<>();
@@ -77,6 +77,13 @@ public final class ChangeBuffer {
     void append(byte[] record, int offset, int length) {
         if (chunk == null || position + length > chunk.length) {
             closeChunk();
+            if (chunks.size() + 1 >= BufferedChanges.MAX_CHUNKS) {
+                throw new IllegalStateException(
+                        "The appendlog change buffer holds "
+                                + bytes
+                                + " bytes of distinct changes since the last checkpoint, its"
+                                + " maximum; checkpoint more often");
+            }
             byte[] next = length > CHUNK_BYTES ? null : pool.poll();
             chunk = next != null ? next : new byte[Math.max(CHUNK_BYTES, length)];
             position = 0;

@@ -1,0 +1,79 @@
+package org.appendlog.statebackend.tracking;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The change buffer keeps exactly the latest write of every entry, across chunks and in-place deduplication. */
+class ChangeBufferTest {
+
+    @SuppressWarnings("unchecked")
+    private static final TypeSerializer<Object> KEYS = (TypeSerializer<Object>) (TypeSerializer<?>) IntSerializer.INSTANCE;
+
+    @SuppressWarnings("unchecked")
+    private static final TypeSerializer<Object> NAMESPACES = (TypeSerializer<Object>) (TypeSerializer<?>) VoidNamespaceSerializer.INSTANCE;
+
+    @SuppressWarnings("unchecked")
+    private static final TypeSerializer<Object> VALUES = (TypeSerializer<Object>) (TypeSerializer<?>) StringSerializer.INSTANCE;
+
+    @Test
+    void keepsTheLatestWriteOfEachEntryAcrossChunks() throws IOException {
+        assertLatestKept(Long.MAX_VALUE, 400_000);
+    }
+
+    @Test
+    void deduplicatesInPlaceWhenOverItsLimit() throws IOException {
+        assertLatestKept(2L << 20, 400_000);
+    }
+
+    /** Writes to 2 states x 20 000 keys, removals and records larger than a chunk, in a random order. */
+    private static void assertLatestKept(long limit, int writes) throws IOException {
+        ChangeBuffer buffer = new ChangeBuffer(limit);
+        Map<String, String> expected = new HashMap<>();
+        Random random = new Random(7);
+        String big = "x".repeat(ChangeBuffer.CHUNK_BYTES + 10);
+        for (int i = 0; i < writes; i++) {
+            int state = random.nextInt(2);
+            int key = random.nextInt(20_000);
+            int roll = random.nextInt(1000);
+            String value = roll < 100 ? null : roll == 999 ? big + i : "v" + i;
+            buffer.write(state, key % 128, key, VoidNamespace.INSTANCE, value, KEYS, NAMESPACES, VALUES);
+            expected.put(state + "/" + key, value == null ? "<removed>" : value);
+        }
+        BufferedChanges drained = buffer.drain();
+        Map<String, String> latest = new HashMap<>();
+        DataInputDeserializer in = new DataInputDeserializer();
+        drained.forEachLatest(
+                (bytes, at, length) -> {
+                    try {
+                        in.setBuffer(bytes, BufferedChanges.keyOffset(at), BufferedChanges.keyLength(bytes, at));
+                        int key = IntSerializer.INSTANCE.deserialize(in);
+                        assertThat(BufferedChanges.keyGroup(bytes, at)).isEqualTo(key % 128);
+                        String value = null;
+                        if (BufferedChanges.valueLength(bytes, at) >= 0) {
+                            in.setBuffer(bytes, BufferedChanges.valueOffset(bytes, at), BufferedChanges.valueLength(bytes, at));
+                            value = StringSerializer.INSTANCE.deserialize(in);
+                        }
+                        String previous = latest.put(BufferedChanges.stateId(bytes, at) + "/" + key, value == null ? "<removed>" : value);
+                        assertThat(previous).as("one record per entry").isNull();
+                    } catch (IOException e) {
+                        throw new AssertionError(e);
+                    }
+                });
+        drained.recycle();
+        assertThat(latest).isEqualTo(expected);
+        assertThat(buffer.drain().recordCount()).isZero();
+    }
+}
