@@ -306,23 +306,15 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         }
     }
 
-    /** Taken on the task thread: serializers may change when states are registered again. */
-    @SuppressWarnings("unchecked")
+    /** Taken on the task thread, where states are registered. */
     private CompactionInput compactionInput() {
         Map<String, Integer> ids = new HashMap<>();
-        Map<String, TypeSerializer<Object>> namespaces = new HashMap<>();
         List<String> names = new ArrayList<>();
         for (LoggedState<K> state : states) {
             ids.put(state.name(), state.id());
-            namespaces.put(state.name(), state.table().getNamespaceSerializer().duplicate());
             names.add(state.name());
         }
-        return new CompactionInput(
-                snapshotStrategy.baseBatches(),
-                (TypeSerializer<Object>) getKeySerializer().duplicate(),
-                ids,
-                namespaces,
-                names);
+        return new CompactionInput(snapshotStrategy.baseBatches(), ids, names);
     }
 
     @Override

@@ -5,14 +5,13 @@ import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.KeyBytes;
+import org.appendlog.statebackend.log.LogRecord;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.LogScanner.ScannedRecord;
 import org.appendlog.statebackend.log.SegmentedLog;
-import org.appendlog.statebackend.tracking.EntryRef;
 
-import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.KeyGroupRange;
 
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -181,10 +180,15 @@ public final class Compactor implements Closeable {
             location = log.writeRun(run);
             throttle.acquire(location.length());
             String runSegment = location.segment();
-            for (Slice slice : slices) {
-                slice.moves.forEach((entry, length) -> index.moved(entry, compacted, runSegment, length));
-            }
             index.batchAdded(runSegment, location.length());
+            run.forEachRecord(
+                    (keyGroup, state, bytes, keyOffset, keyLength, length, tombstone) -> {
+                        if (!tombstone) {
+                            index.moved(
+                                    keyGroup, state, bytes, keyOffset, keyLength, compacted,
+                                    runSegment, length);
+                        }
+                    });
         }
         passes.incrementAndGet();
         bytesRead.addAndGet(read);
@@ -205,14 +209,42 @@ public final class Compactor implements Closeable {
         }
     }
 
-    /** The live records of one key-group slice, and where the index should now find them. */
+    /** The live records of one key-group slice. */
     private static final class Slice {
         final BatchBuilder records;
-        final Map<EntryRef, Integer> moves = new HashMap<>();
         long bytesRead;
 
         Slice(BatchBuilder records) {
             this.records = records;
+        }
+    }
+
+    /** An entry as its records identify it: state and serialized key and namespace. */
+    private static final class EntryKey {
+        final int state;
+        final byte[] keyAndNamespace;
+        final int hash;
+
+        EntryKey(int state, byte[] keyAndNamespace) {
+            this.state = state;
+            this.keyAndNamespace = keyAndNamespace;
+            this.hash = KeyBytes.hash(state, keyAndNamespace, 0, keyAndNamespace.length);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof EntryKey)) {
+                return false;
+            }
+            EntryKey other = (EntryKey) o;
+            return hash == other.hash
+                    && state == other.state
+                    && Arrays.equals(keyAndNamespace, other.keyAndNamespace);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
         }
     }
 
@@ -225,8 +257,6 @@ public final class Compactor implements Closeable {
             IoThrottle throttle,
             long runCheckpoint)
             throws Exception {
-        TypeSerializer<Object> keys = input.keySerializer.duplicate();
-        Map<String, TypeSerializer<Object>> namespaces = new HashMap<>();
         long[] read = {0};
         Map<Integer, List<ScannedRecord>> perKeyGroup =
                 LogScanner.scan(batches, slice, throttle::acquire, read);
@@ -238,45 +268,39 @@ public final class Compactor implements Closeable {
                 continue;
             }
             // Per entry, the latest record among the compacted batches.
-            Map<EntryRef, ScannedRecord> latest = new LinkedHashMap<>();
+            Map<EntryKey, ScannedRecord> latest = new LinkedHashMap<>();
             for (ScannedRecord r : records) {
                 String name = r.stateName();
                 Integer id = input.stateIds.get(name);
                 if (id == null) {
                     throw new IOException("State '" + name + "' in " + r.batch.file() + " is unknown");
                 }
-                TypeSerializer<Object> ns =
-                        namespaces.computeIfAbsent(
-                                name, n -> input.namespaceSerializers.get(n).duplicate());
-                DataInputDeserializer in = new DataInputDeserializer(r.record.keyAndNamespace);
-                EntryRef entry = new EntryRef(id, keys.deserialize(in), ns.deserialize(in), kg);
+                EntryKey entry = new EntryKey(id, r.record.keyAndNamespace);
                 ScannedRecord previous = latest.get(entry);
                 if (previous == null || previous.record.checkpointId <= r.record.checkpointId) {
                     latest.put(entry, r);
                 }
             }
-            for (Map.Entry<EntryRef, ScannedRecord> e : latest.entrySet()) {
-                EntryRef entry = e.getKey();
-                ScannedRecord r = e.getValue();
+            for (Map.Entry<EntryKey, ScannedRecord> e : latest.entrySet()) {
+                EntryKey entry = e.getKey();
+                LogRecord record = e.getValue().record;
+                byte[] key = record.keyAndNamespace;
                 boolean copy =
-                        r.record.isTombstone()
-                                ? olderRecordMayRemain(kept, kg, r.record.checkpointId)
-                                : compacted.contains(index.latestSegment(entry));
+                        record.isTombstone()
+                                ? olderRecordMayRemain(kept, kg, record.checkpointId)
+                                : compacted.contains(
+                                        index.latestSegment(kg, entry.state, key, 0, key.length));
                 if (copy) {
-                    int length =
-                            result.records.add(
-                                    kg,
-                                    r.record.checkpointId,
-                                    entry.stateId(),
-                                    r.record.keyAndNamespace,
-                                    0,
-                                    r.record.keyAndNamespace.length,
-                                    r.record.value,
-                                    0,
-                                    r.record.value == null ? 0 : r.record.value.length);
-                    if (!r.record.isTombstone()) {
-                        result.moves.put(entry, length);
-                    }
+                    result.records.add(
+                            kg,
+                            record.checkpointId,
+                            entry.state,
+                            key,
+                            0,
+                            key.length,
+                            record.value,
+                            0,
+                            record.value == null ? 0 : record.value.length);
                 }
             }
         }

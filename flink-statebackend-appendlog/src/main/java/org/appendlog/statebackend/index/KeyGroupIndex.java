@@ -1,65 +1,210 @@
 package org.appendlog.statebackend.index;
 
-import org.appendlog.statebackend.tracking.EntryRef;
+import org.appendlog.statebackend.log.KeyBytes;
 
-import java.util.HashMap;
-import java.util.Map;
+import java.util.Arrays;
+import java.util.Set;
 
 /**
- * For the live entries of one key group: the segment and length of each entry's latest record.
- * Key groups are indexed separately so that restore threads, which own disjoint key groups, never
- * contend; the lock per key group orders checkpoint writers and the compactor.
+ * For the live entries of one key group: the segment and length of each entry's latest record,
+ * keyed by the entry's state and serialized key and namespace (Bitcask's keydir, in arrays rather
+ * than objects, so that two million entries cost the garbage collector a few arrays, not millions
+ * of objects). An open-addressing table with linear probing holds per slot the key's hash and the
+ * entry's number; per entry number, arrays hold where its key bytes are in an arena, the segment
+ * number and the record length. Key groups are indexed separately so that restore threads, which
+ * own disjoint key groups, never contend; the lock per key group orders checkpoint writers and the
+ * compactor.
  */
 final class KeyGroupIndex {
 
-    /** Updated in place: a new object per write would be promoted with the index, then die. */
-    private static final class Location {
-        SegmentStats segment;
-        int length;
+    private static final int FREE = -1;
 
-        Location(SegmentStats segment, int length) {
-            this.segment = segment;
-            this.length = length;
+    private final LogIndex.Segments segments;
+    private long[] slots = new long[16];
+    private int size;
+
+    /** Entry numbers up to this have been used; freed ones are reused first. */
+    private int entries;
+    private int[] freed = new int[8];
+    private int freedCount;
+    private int[] keyAt = new int[8];
+    /** Key bytes of the entry (with its state id in front), or {@link #FREE}. */
+    private int[] keyLength = new int[8];
+    private int[] segmentOf = new int[8];
+    private int[] recordLength = new int[8];
+
+    private byte[] arena = new byte[256];
+    private int arenaUsed;
+    private int arenaGarbage;
+
+    KeyGroupIndex(LogIndex.Segments segments) {
+        this.segments = segments;
+    }
+
+    synchronized void put(int state, byte[] key, int offset, int length, int segment, int record) {
+        segments.byId(segment).live(record);
+        int hash = KeyBytes.hash(state, key, offset, length);
+        int slot = find(hash, state, key, offset, length);
+        if (slot >= 0) {
+            int entry = entryOf(slots[slot]);
+            segments.byId(segmentOf[entry]).died(recordLength[entry]);
+            segmentOf[entry] = segment;
+            recordLength[entry] = record;
+            return;
+        }
+        int entry = newEntry(state, key, offset, length);
+        segmentOf[entry] = segment;
+        recordLength[entry] = record;
+        insert(slots, hash, entry);
+        if (++size > slots.length / 2) {
+            rehash(slots.length * 2);
         }
     }
 
-    private final Map<EntryRef, Location> latest = new HashMap<>();
-
-    synchronized void put(EntryRef entry, SegmentStats segment, int length) {
-        segment.live(length);
-        Location location = latest.get(entry);
-        if (location == null) {
-            latest.put(entry, new Location(segment, length));
-        } else {
-            location.segment.died(location.length);
-            location.segment = segment;
-            location.length = length;
+    synchronized void remove(int state, byte[] key, int offset, int length) {
+        int slot = find(KeyBytes.hash(state, key, offset, length), state, key, offset, length);
+        if (slot < 0) {
+            return;
+        }
+        int entry = entryOf(slots[slot]);
+        segments.byId(segmentOf[entry]).died(recordLength[entry]);
+        deleteSlot(slot);
+        size--;
+        arenaGarbage += keyLength[entry];
+        keyLength[entry] = FREE;
+        if (freedCount == freed.length) {
+            freed = Arrays.copyOf(freed, freedCount * 2);
+        }
+        freed[freedCount++] = entry;
+        if (arenaGarbage > 4096 && arenaGarbage > arenaUsed / 2) {
+            compactArena();
         }
     }
 
-    synchronized void remove(EntryRef entry) {
-        Location previous = latest.remove(entry);
-        if (previous != null) {
-            previous.segment.died(previous.length);
-        }
-    }
-
-    /** The segment of the entry's latest record, or null if the entry is not live. */
-    synchronized String latestSegment(EntryRef entry) {
-        Location location = latest.get(entry);
-        return location == null ? null : location.segment.segment();
+    /** The segment number of the entry's latest record, or -1 if the entry is not live. */
+    synchronized int latestSegment(int state, byte[] key, int offset, int length) {
+        int slot = find(KeyBytes.hash(state, key, offset, length), state, key, offset, length);
+        return slot < 0 ? -1 : segmentOf[entryOf(slots[slot])];
     }
 
     /** Moves the entry to {@code to} unless a newer record has appeared outside {@code from}. */
     synchronized void moveIfStillIn(
-            EntryRef entry, java.util.Set<String> from, SegmentStats to, int length) {
-        Location location = latest.get(entry);
-        if (location != null && from.contains(location.segment.segment())) {
-            put(entry, to, length);
+            int state, byte[] key, int offset, int length, Set<String> from, int to, int record) {
+        int latest = latestSegment(state, key, offset, length);
+        if (latest >= 0 && from.contains(segments.byId(latest).segment())) {
+            put(state, key, offset, length, to, record);
         }
     }
 
     synchronized int size() {
-        return latest.size();
+        return size;
+    }
+
+    // ------------------------------------------------------------------------
+
+    /** The slot of the entry, or -1. */
+    private int find(int hash, int state, byte[] key, int offset, int length) {
+        int mask = slots.length - 1;
+        for (int slot = hash & mask; slots[slot] != 0; slot = (slot + 1) & mask) {
+            long occupant = slots[slot];
+            if ((int) (occupant >>> 32) == hash && sameKey(entryOf(occupant), state, key, offset, length)) {
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    private boolean sameKey(int entry, int state, byte[] key, int offset, int length) {
+        int at = keyAt[entry];
+        return keyLength[entry] == length + 2
+                && arena[at] == (byte) (state >>> 8)
+                && arena[at + 1] == (byte) state
+                && Arrays.equals(arena, at + 2, at + 2 + length, key, offset, offset + length);
+    }
+
+    private static void insert(long[] table, int hash, int entry) {
+        int mask = table.length - 1;
+        int slot = hash & mask;
+        while (table[slot] != 0) {
+            slot = (slot + 1) & mask;
+        }
+        table[slot] = ((long) hash << 32) | (entry + 1L);
+    }
+
+    private static int entryOf(long occupant) {
+        return (int) (occupant & 0xffffffffL) - 1;
+    }
+
+    /** Backward-shift deletion: later slots of the probe run move up, so no tombstones remain. */
+    private void deleteSlot(int hole) {
+        int mask = slots.length - 1;
+        int next = hole;
+        while (true) {
+            next = (next + 1) & mask;
+            long occupant = slots[next];
+            if (occupant == 0) {
+                break;
+            }
+            int home = (int) (occupant >>> 32) & mask;
+            boolean staysBehindHole =
+                    hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
+            if (!staysBehindHole) {
+                slots[hole] = occupant;
+                hole = next;
+            }
+        }
+        slots[hole] = 0;
+    }
+
+    private void rehash(int capacity) {
+        long[] grown = new long[capacity];
+        for (long occupant : slots) {
+            if (occupant != 0) {
+                insert(grown, (int) (occupant >>> 32), entryOf(occupant));
+            }
+        }
+        slots = grown;
+    }
+
+    private int newEntry(int state, byte[] key, int offset, int length) {
+        int entry;
+        if (freedCount > 0) {
+            entry = freed[--freedCount];
+        } else {
+            entry = entries++;
+            if (entry == keyAt.length) {
+                int capacity = entry * 2;
+                keyAt = Arrays.copyOf(keyAt, capacity);
+                keyLength = Arrays.copyOf(keyLength, capacity);
+                segmentOf = Arrays.copyOf(segmentOf, capacity);
+                recordLength = Arrays.copyOf(recordLength, capacity);
+            }
+        }
+        if (arenaUsed + length + 2 > arena.length) {
+            arena = Arrays.copyOf(arena, Math.max(arena.length * 2, arenaUsed + length + 2));
+        }
+        keyAt[entry] = arenaUsed;
+        keyLength[entry] = length + 2;
+        arena[arenaUsed] = (byte) (state >>> 8);
+        arena[arenaUsed + 1] = (byte) state;
+        System.arraycopy(key, offset, arena, arenaUsed + 2, length);
+        arenaUsed += length + 2;
+        return entry;
+    }
+
+    /** Rewrites the arena with only the keys of live entries. */
+    private void compactArena() {
+        byte[] compacted = new byte[Math.max(256, arenaUsed - arenaGarbage)];
+        int used = 0;
+        for (int entry = 0; entry < entries; entry++) {
+            if (keyLength[entry] != FREE) {
+                System.arraycopy(arena, keyAt[entry], compacted, used, keyLength[entry]);
+                keyAt[entry] = used;
+                used += keyLength[entry];
+            }
+        }
+        arena = compacted;
+        arenaUsed = used;
+        arenaGarbage = 0;
     }
 }

@@ -1,10 +1,11 @@
 package org.appendlog.statebackend.index;
 
-import org.appendlog.statebackend.tracking.EntryRef;
+import org.appendlog.statebackend.log.BatchBuilder;
 
 import org.apache.flink.runtime.state.KeyGroupRange;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,74 +13,147 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The "indexed" part of the log (cf. Bitcask's keydir): where the latest record of every live
  * entry lives, and from that, per segment, how many of its bytes are still live. Compaction picks
- * segments by these numbers without scanning them.
+ * segments by these numbers without scanning them. Entries are identified by their state and
+ * serialized key and namespace, exactly as the records carry them.
  */
 public final class LogIndex {
 
     private final KeyGroupRange keyGroups;
     private final KeyGroupIndex[] perKeyGroup;
-    private final ConcurrentHashMap<String, SegmentStats> segments = new ConcurrentHashMap<>();
+    private final Segments segments = new Segments();
+    private final ConcurrentHashMap<String, SegmentStats> referenced = new ConcurrentHashMap<>();
 
     public LogIndex(KeyGroupRange keyGroups) {
         this.keyGroups = keyGroups;
         this.perKeyGroup = new KeyGroupIndex[keyGroups.getNumberOfKeyGroups()];
         for (int i = 0; i < perKeyGroup.length; i++) {
-            perKeyGroup[i] = new KeyGroupIndex();
+            perKeyGroup[i] = new KeyGroupIndex(segments);
         }
+    }
+
+    /** Segment numbers, so that an entry stores an int rather than a reference per record. */
+    static final class Segments {
+        private volatile SegmentStats[] byId = new SegmentStats[16];
+        private final ConcurrentHashMap<String, Integer> ids = new ConcurrentHashMap<>();
+        private int next;
+
+        SegmentStats byId(int id) {
+            return byId[id];
+        }
+
+        int idOf(String segment) {
+            Integer id = ids.get(segment);
+            return id != null ? id : register(segment);
+        }
+
+        private synchronized int register(String segment) {
+            Integer id = ids.get(segment);
+            if (id != null) {
+                return id;
+            }
+            if (next == byId.length) {
+                byId = Arrays.copyOf(byId, next * 2);
+            }
+            byId[next] = new SegmentStats(segment);
+            ids.put(segment, next);
+            return next++;
+        }
+    }
+
+    private SegmentStats stats(int id) {
+        SegmentStats stats = segments.byId(id);
+        referenced.putIfAbsent(stats.segment(), stats);
+        return stats;
+    }
+
+    private KeyGroupIndex of(int keyGroup) {
+        return perKeyGroup[keyGroup - keyGroups.getStartKeyGroup()];
     }
 
     /**
-     * Records that the latest record of {@code entry}, {@code length} bytes, is now in {@code
+     * Records that the latest record of an entry, {@code length} bytes, is now in {@code
      * segment}; a tombstone removes the entry. Calls for one key group must not run concurrently.
      */
-    public void recordWritten(EntryRef entry, String segment, int length, boolean tombstone) {
-        SegmentStats stats = segments.computeIfAbsent(segment, SegmentStats::new);
-        KeyGroupIndex index = perKeyGroup[entry.keyGroup() - keyGroups.getStartKeyGroup()];
+    public void recordWritten(
+            int keyGroup,
+            int state,
+            byte[] key,
+            int offset,
+            int keyLength,
+            String segment,
+            int length,
+            boolean tombstone) {
+        int id = segments.idOf(segment);
+        stats(id);
         if (tombstone) {
-            index.remove(entry);
+            of(keyGroup).remove(state, key, offset, keyLength);
         } else {
-            index.put(entry, stats, length);
+            of(keyGroup).put(state, key, offset, keyLength, id, length);
         }
     }
 
+    /** Indexes every record of {@code batch}, which now lives in {@code segment}. */
+    public void batchWritten(BatchBuilder batch, String segment) {
+        int id = segments.idOf(segment);
+        stats(id);
+        batch.forEachRecord(
+                (keyGroup, state, bytes, keyOffset, keyLength, length, tombstone) -> {
+                    if (tombstone) {
+                        of(keyGroup).remove(state, bytes, keyOffset, keyLength);
+                    } else {
+                        of(keyGroup).put(state, bytes, keyOffset, keyLength, id, length);
+                    }
+                });
+    }
+
     /** The segment of the entry's latest record, or null if the entry is not live. */
-    public String latestSegment(EntryRef entry) {
-        return perKeyGroup[entry.keyGroup() - keyGroups.getStartKeyGroup()].latestSegment(entry);
+    public String latestSegment(int keyGroup, int state, byte[] key, int offset, int keyLength) {
+        int id = of(keyGroup).latestSegment(state, key, offset, keyLength);
+        return id < 0 ? null : segments.byId(id).segment();
     }
 
     /**
      * Compaction copied the entry's record into {@code run}; the index follows unless a checkpoint
      * wrote a newer record meanwhile.
      */
-    public void moved(EntryRef entry, Set<String> compacted, String run, int length) {
-        perKeyGroup[entry.keyGroup() - keyGroups.getStartKeyGroup()]
-                .moveIfStillIn(entry, compacted, segments.computeIfAbsent(run, SegmentStats::new), length);
+    public void moved(
+            int keyGroup,
+            int state,
+            byte[] key,
+            int offset,
+            int keyLength,
+            Set<String> compacted,
+            String run,
+            int length) {
+        int id = segments.idOf(run);
+        stats(id);
+        of(keyGroup).moveIfStillIn(state, key, offset, keyLength, compacted, id, length);
     }
 
     /** Stops counting segments that no checkpoint of this backend refers to any more. */
-    public void retain(Set<String> referenced) {
-        segments.keySet().retainAll(referenced);
+    public void retain(Set<String> referencedSegments) {
+        referenced.keySet().retainAll(referencedSegments);
     }
 
     public SegmentStats stats(String segment) {
-        return segments.get(segment);
+        return referenced.get(segment);
     }
 
     /** Counts a batch's bytes (records, header, footer, key groups of other owners). */
     public void batchAdded(String segment, long length) {
-        segments.computeIfAbsent(segment, SegmentStats::new).added(length);
+        stats(segments.idOf(segment)).added(length);
     }
 
     public Collection<SegmentStats> segments() {
-        return new ArrayList<>(segments.values());
+        return new ArrayList<>(referenced.values());
     }
 
     public long liveBytes() {
-        return segments.values().stream().mapToLong(SegmentStats::liveBytes).sum();
+        return referenced.values().stream().mapToLong(SegmentStats::liveBytes).sum();
     }
 
     public long totalBytes() {
-        return segments.values().stream().mapToLong(SegmentStats::totalBytes).sum();
+        return referenced.values().stream().mapToLong(SegmentStats::totalBytes).sum();
     }
 
     public long liveEntries() {

@@ -99,6 +99,40 @@ public final class BatchBuilder {
         return recordCount == 0 ? checkpointId : minCheckpointId;
     }
 
+    /** Receives the records of a batch, key group by key group. */
+    public interface RecordVisitor {
+        void accept(
+                int keyGroup,
+                int stateId,
+                byte[] bytes,
+                int keyOffset,
+                int keyLength,
+                int encodedLength,
+                boolean tombstone);
+    }
+
+    /** Visits every record, in the order they will be in the batch. */
+    public void forEachRecord(RecordVisitor visitor) {
+        for (int i = 0; i < perKeyGroup.length; i++) {
+            DataOutputSerializer data = perKeyGroup[i];
+            if (data != null) {
+                int keyGroup = keyGroups.getStartKeyGroup() + i;
+                LogRecord.forEach(
+                        data.getSharedBuffer(),
+                        data.length(),
+                        (stateId, bytes, keyOffset, keyLength, encodedLength, tombstone) ->
+                                visitor.accept(
+                                        keyGroup,
+                                        stateId,
+                                        bytes,
+                                        keyOffset,
+                                        keyLength,
+                                        encodedLength,
+                                        tombstone));
+            }
+        }
+    }
+
     /** The encoded records of a key group, or null if it has none. */
     DataOutputSerializer keyGroupData(int keyGroup) {
         return perKeyGroup[keyGroup - keyGroups.getStartKeyGroup()];

@@ -66,6 +66,41 @@ public final class LogRecord {
         return out.length() - start;
     }
 
+    /** Receives one encoded record, read in place. */
+    public interface EncodedVisitor {
+        void accept(
+                int stateId,
+                byte[] bytes,
+                int keyOffset,
+                int keyLength,
+                int encodedLength,
+                boolean tombstone);
+    }
+
+    /** Visits the records encoded in {@code bytes[0, length)}, in order. */
+    static void forEach(byte[] bytes, int length, EncodedVisitor visitor) {
+        int at = 0;
+        while (at < length) {
+            int stateId = ((bytes[at + 8] & 0xff) << 8) | (bytes[at + 9] & 0xff);
+            boolean tombstone = bytes[at + 10] == TOMBSTONE;
+            int keyLength = readInt(bytes, at + 11);
+            int keyOffset = at + 15;
+            int end = keyOffset + keyLength;
+            if (!tombstone) {
+                end += 4 + readInt(bytes, end);
+            }
+            visitor.accept(stateId, bytes, keyOffset, keyLength, end - at, tombstone);
+            at = end;
+        }
+    }
+
+    private static int readInt(byte[] b, int at) {
+        return ((b[at] & 0xff) << 24)
+                | ((b[at + 1] & 0xff) << 16)
+                | ((b[at + 2] & 0xff) << 8)
+                | (b[at + 3] & 0xff);
+    }
+
     public static LogRecord read(DataInputDeserializer in) throws IOException {
         long checkpointId = in.readLong();
         int stateId = in.readUnsignedShort();

@@ -7,7 +7,6 @@ import org.appendlog.statebackend.log.LogRecord;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.LogScanner.ScannedRecord;
-import org.appendlog.statebackend.tracking.EntryRef;
 import org.appendlog.statebackend.tracking.LoggedState;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -156,7 +155,11 @@ public final class AppendLogRestoreOperation<K> {
                                 .deserialize(new DataInputDeserializer(record.value)));
             }
             index.recordWritten(
-                    new EntryRef(state.id(), key, namespace, kg),
+                    kg,
+                    state.id(),
+                    record.keyAndNamespace,
+                    0,
+                    record.keyAndNamespace.length,
                     r.batch.location().segment(),
                     record.encodedLength(),
                     record.isTombstone());

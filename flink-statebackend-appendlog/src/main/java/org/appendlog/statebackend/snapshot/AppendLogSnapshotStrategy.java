@@ -223,11 +223,7 @@ public final class AppendLogSnapshotStrategy<K> {
             marked.forEach(tracker::mark);
             throw e;
         }
-        Map<Integer, Capture.Serializers> logged = new HashMap<>();
-        for (LoggedState<K> state : states) {
-            logged.put(state.id(), serializersOf(state.table()));
-        }
-        capture.logged(tracker.drainLogged(), logged);
+        capture.logged(tracker.drainLogged());
         return capture;
     }
 
@@ -282,7 +278,7 @@ public final class AppendLogSnapshotStrategy<K> {
                     }
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
                     if (batch.recordCount() > 0) {
-                        BatchLocation location = appendAndIndex(batch, toWrite);
+                        BatchLocation location = appendAndIndex(batch);
                         batches.add(location);
                         appended = location.length();
                     }
@@ -292,7 +288,7 @@ public final class AppendLogSnapshotStrategy<K> {
             case FULL:
                 synchronized (writeLock) {
                     Capture all = captureTables(checkpointId, captured);
-                    BatchLocation location = appendAndIndex(all.records(), List.of(all));
+                    BatchLocation location = appendAndIndex(all.records());
                     batches = List.of(location);
                     appended = location.length();
                     remember(checkpointId, batches, true);
@@ -364,13 +360,10 @@ public final class AppendLogSnapshotStrategy<K> {
         return batch;
     }
 
-    private BatchLocation appendAndIndex(BatchBuilder batch, List<Capture> captures)
-            throws IOException {
+    private BatchLocation appendAndIndex(BatchBuilder batch) throws IOException {
         BatchLocation location = log.append(batch);
         index.batchAdded(location.segment(), location.length());
-        for (Capture capture : captures) {
-            capture.indexInto(index, location.segment());
-        }
+        index.batchWritten(batch, location.segment());
         return location;
     }
 
