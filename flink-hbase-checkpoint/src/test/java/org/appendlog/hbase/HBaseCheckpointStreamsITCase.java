@@ -237,6 +237,29 @@ class HBaseCheckpointStreamsITCase {
                 .hasMessageContaining(pointer);
     }
 
+    /**
+     * Flink discards what a cancelled upload wrote from the thread it interrupted (RocksDB's
+     * uploader does): the rows must go all the same, and the interrupt must stay set.
+     */
+    @Test
+    void discardOnAnInterruptedThreadDeletesTheRowsAndKeepsTheInterrupt() throws Exception {
+        JobID job = new JobID();
+        CheckpointStorageLocation location = access(job).initializeLocationForCheckpoint(3);
+        StreamStateHandle stream =
+                write(
+                        location.createCheckpointStateOutputStream(CheckpointedStateScope.SHARED),
+                        randomBytes(3 * MB, 3));
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isNotEmpty();
+        Thread.currentThread().interrupt();
+        try {
+            stream.discardState();
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+    }
+
     @Test
     void abandonedStreamsAndFailedCheckpointsLeaveNoRowsButSharedStateStays() throws Exception {
         JobID job = new JobID();
