@@ -103,6 +103,11 @@ public final class BackendHarness implements AutoCloseable {
         counts.update(value);
     }
 
+    public void remove(int key) {
+        backend.setCurrentKey(key);
+        counts.clear();
+    }
+
     public Long get(int key) throws IOException {
         backend.setCurrentKey(key);
         return counts.value();

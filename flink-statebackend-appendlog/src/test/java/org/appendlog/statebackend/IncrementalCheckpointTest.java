@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.concurrent.RunnableFuture;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,14 +59,7 @@ class IncrementalCheckpointTest {
                 .isPositive()
                 .isLessThan((long) (bytesOnDiskAfterFirst * 0.03));
 
-        try (BackendHarness restored =
-                BackendHarness.restore(
-                        stateBackend, registry, Collections.singletonList(second))) {
-            for (int key = 0; key < 100_000; key++) {
-                long expected = key % 100 == 0 ? -key : key;
-                assertThat(restored.get(key)).as("key %d", key).isEqualTo(expected);
-            }
-        }
+        assertRestores(stateBackend, registry, second, 100_000, key -> key % 100 == 0 ? (long) -key : key);
     }
 
     @Test
@@ -79,23 +73,11 @@ class IncrementalCheckpointTest {
             }
             harness.checkpoint(1);
             for (int key = 0; key < 1_000; key += 2) {
-                harness.backend.setCurrentKey(key);
-                harness.backend
-                        .getPartitionedState(
-                                org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
-                                org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
-                                BackendHarness.COUNTS)
-                        .clear();
+                harness.remove(key);
             }
             handle = harness.checkpoint(2);
         }
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
-            for (int key = 0; key < 1_000; key++) {
-                assertThat(restored.get(key)).isEqualTo(key % 2 == 0 ? null : (long) key);
-            }
-            assertThat(restored.backend.numKeyValueStateEntries()).isEqualTo(500);
-        }
+        assertRestores(stateBackend, registry, handle, 1_000, key -> key % 2 == 0 ? null : (long) key);
     }
 
     /**
@@ -125,18 +107,8 @@ class IncrementalCheckpointTest {
             first = (IncrementalRemoteKeyedStateHandle) one.get().getJobManagerOwnedSnapshot();
             second = (IncrementalRemoteKeyedStateHandle) two.get().getJobManagerOwnedSnapshot();
         }
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(first))) {
-            for (int key = 0; key < 1_000; key++) {
-                assertThat(restored.get(key)).as("key %d", key).isEqualTo(1L);
-            }
-        }
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(second))) {
-            for (int key = 0; key < 1_000; key++) {
-                assertThat(restored.get(key)).as("key %d", key).isEqualTo(key % 2 == 0 ? 2L : 1L);
-            }
-        }
+        assertRestores(stateBackend, registry, first, 1_000, key -> 1L);
+        assertRestores(stateBackend, registry, second, 1_000, key -> key % 2 == 0 ? 2L : 1L);
     }
 
     /** A checkpoint cancelled before its asynchronous part ran: the next one carries its changes. */
@@ -159,14 +131,7 @@ class IncrementalCheckpointTest {
             }
             handle = harness.checkpoint(3);
         }
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
-            for (int key = 0; key < 1_000; key++) {
-                assertThat(restored.get(key))
-                        .as("key %d", key)
-                        .isEqualTo(key % 3 == 2 ? (long) key : (long) -key);
-            }
-        }
+        assertRestores(stateBackend, registry, handle, 1_000, key -> key % 3 == 2 ? (long) key : (long) -key);
     }
 
     /** Removed and written again between two checkpoints: the entry is restored with its value. */
@@ -181,26 +146,14 @@ class IncrementalCheckpointTest {
             }
             harness.checkpoint(1);
             for (int key = 0; key < 100; key++) {
-                harness.backend.setCurrentKey(key);
-                harness.backend
-                        .getPartitionedState(
-                                org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
-                                org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
-                                BackendHarness.COUNTS)
-                        .clear();
+                harness.remove(key);
                 if (key % 2 == 0) {
                     harness.put(key, 1_000 + key);
                 }
             }
             handle = harness.checkpoint(2);
         }
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
-            for (int key = 0; key < 100; key++) {
-                assertThat(restored.get(key)).isEqualTo(key % 2 == 0 ? 1_000L + key : null);
-            }
-            assertThat(restored.backend.numKeyValueStateEntries()).isEqualTo(50);
-        }
+        assertRestores(stateBackend, registry, handle, 100, key -> key % 2 == 0 ? 1_000L + key : null);
     }
 
     @Test
@@ -229,6 +182,26 @@ class IncrementalCheckpointTest {
         } finally {
             all.dispose();
             quarter.dispose();
+        }
+    }
+
+    /** Restores {@code handle} and checks that it holds exactly keys 0 to {@code keys - 1} as expected (null: absent). */
+    private static void assertRestores(
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            IncrementalRemoteKeyedStateHandle handle,
+            int keys,
+            IntFunction<Long> expected)
+            throws Exception {
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+            int present = 0;
+            for (int key = 0; key < keys; key++) {
+                Long value = expected.apply(key);
+                assertThat(restored.get(key)).as("key %d", key).isEqualTo(value);
+                present += value == null ? 0 : 1;
+            }
+            assertThat(restored.backend.numKeyValueStateEntries()).isEqualTo(present);
         }
     }
 

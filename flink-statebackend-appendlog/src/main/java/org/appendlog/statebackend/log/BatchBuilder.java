@@ -99,36 +99,16 @@ public final class BatchBuilder {
         return recordCount == 0 ? checkpointId : minCheckpointId;
     }
 
-    /** Receives the records of a batch, key group by key group. */
-    public interface RecordVisitor {
-        void accept(
-                int keyGroup,
-                int stateId,
-                byte[] bytes,
-                int keyOffset,
-                int keyLength,
-                int encodedLength,
-                boolean tombstone);
-    }
-
-    /** Visits every record, in the order they will be in the batch. */
-    public void forEachRecord(RecordVisitor visitor) {
+    /** Visits every record, key group by key group, in the order they will be in the batch. */
+    public void forEachRecord(LogRecord.EncodedVisitor visitor) {
         for (int i = 0; i < perKeyGroup.length; i++) {
             DataOutputSerializer data = perKeyGroup[i];
             if (data != null) {
-                int keyGroup = keyGroups.getStartKeyGroup() + i;
                 LogRecord.forEach(
+                        keyGroups.getStartKeyGroup() + i,
                         data.getSharedBuffer(),
                         data.length(),
-                        (stateId, bytes, keyOffset, keyLength, encodedLength, tombstone) ->
-                                visitor.accept(
-                                        keyGroup,
-                                        stateId,
-                                        bytes,
-                                        keyOffset,
-                                        keyLength,
-                                        encodedLength,
-                                        tombstone));
+                        visitor);
             }
         }
     }

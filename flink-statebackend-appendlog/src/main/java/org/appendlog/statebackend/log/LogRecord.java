@@ -66,9 +66,10 @@ public final class LogRecord {
         return out.length() - start;
     }
 
-    /** Receives one encoded record, read in place. */
+    /** Receives one encoded record of a key group, read in place. */
     public interface EncodedVisitor {
         void accept(
+                int keyGroup,
                 int stateId,
                 byte[] bytes,
                 int keyOffset,
@@ -77,8 +78,8 @@ public final class LogRecord {
                 boolean tombstone);
     }
 
-    /** Visits the records encoded in {@code bytes[0, length)}, in order. */
-    static void forEach(byte[] bytes, int length, EncodedVisitor visitor) {
+    /** Visits the records of {@code keyGroup} encoded in {@code bytes[0, length)}, in order. */
+    static void forEach(int keyGroup, byte[] bytes, int length, EncodedVisitor visitor) {
         int at = 0;
         while (at < length) {
             int stateId = ((bytes[at + 8] & 0xff) << 8) | (bytes[at + 9] & 0xff);
@@ -89,7 +90,7 @@ public final class LogRecord {
             if (!tombstone) {
                 end += 4 + readInt(bytes, end);
             }
-            visitor.accept(stateId, bytes, keyOffset, keyLength, end - at, tombstone);
+            visitor.accept(keyGroup, stateId, bytes, keyOffset, keyLength, end - at, tombstone);
             at = end;
         }
     }
