@@ -51,7 +51,7 @@ import java.util.UUID;
  * Takes checkpoints of the append-log backend.
  *
  * <p>Synchronous phase (task thread): serialize the dirty entries (values as of the barrier, so
- * later in-place changes of mutable values cannot leak in), the timers and the state meta data;
+ * later in-place changes of mutable values cannot leak in), the timers' elements and the state meta data;
  * never the whole state. Asynchronous phase: append one batch, sync once, write the manifest.
  *
  * <p>A checkpoint's batches are those of the last <em>completed</em> checkpoint plus one new batch
@@ -156,7 +156,7 @@ public final class AppendLogSnapshotStrategy<K> {
         }
         KeyedBackendSerializationProxy<K> metadata =
                 new KeyedBackendSerializationProxy<>(keySerializer, metaInfos, false);
-        byte[] timerBytes = TimerFormat.write(timers, keyGroupRange);
+        TimerFormat.Captured capturedTimers = TimerFormat.capture(timers, keyGroupRange);
 
         CapturedState.Mode mode;
         synchronized (lock) {
@@ -173,7 +173,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 pending.add(capture);
             }
             return new CapturedState(
-                    checkpointId, mode, metadata, timerBytes, names, capture, null);
+                    checkpointId, mode, metadata, capturedTimers, names, capture, null);
         }
         // A full checkpoint leaves the dirty set alone: if it fails, later incremental
         // checkpoints still carry those changes.
@@ -181,7 +181,7 @@ public final class AppendLogSnapshotStrategy<K> {
         for (LoggedState<K> state : states) {
             tables.add(snapshotTable(state));
         }
-        return new CapturedState(checkpointId, mode, metadata, timerBytes, names, null, tables);
+        return new CapturedState(checkpointId, mode, metadata, capturedTimers, names, null, tables);
     }
 
     /**
@@ -317,7 +317,7 @@ public final class AppendLogSnapshotStrategy<K> {
         CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
         registry.registerCloseable(out);
-        new CheckpointManifest(captured.metadata, captured.timers, batches)
+        new CheckpointManifest(captured.metadata, captured.timers.toBytes(), batches)
                 .write(new DataOutputViewStreamWrapper(out));
         StreamStateHandle manifest = closeAndGetHandle(out, registry);
 

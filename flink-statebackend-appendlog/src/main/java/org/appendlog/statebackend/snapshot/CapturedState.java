@@ -21,7 +21,7 @@ public final class CapturedState implements SnapshotResources {
     final long checkpointId;
     final Mode mode;
     final KeyedBackendSerializationProxy<?> metadata;
-    final byte[] timers;
+    final TimerFormat.Captured timers;
     final List<String> stateNames;
     /** Set for {@link Mode#INCREMENTAL}. */
     final Capture capture;
@@ -32,7 +32,7 @@ public final class CapturedState implements SnapshotResources {
             long checkpointId,
             Mode mode,
             KeyedBackendSerializationProxy<?> metadata,
-            byte[] timers,
+            TimerFormat.Captured timers,
             List<String> stateNames,
             Capture capture,
             List<StateTableSnapshot> tables) {

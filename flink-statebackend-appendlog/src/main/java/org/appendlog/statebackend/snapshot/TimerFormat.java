@@ -11,6 +11,7 @@ import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.Keyed;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -21,24 +22,42 @@ public final class TimerFormat {
 
     private TimerFormat() {}
 
-    /** Serializes every element of every queue; runs in the synchronous phase. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static byte[] write(List<LoggedTimers> queues, KeyGroupRange range) throws IOException {
-        DataOutputSerializer out = new DataOutputSerializer(64);
-        for (LoggedTimers timers : queues) {
-            TypeSerializer serializer = timers.elementSerializer();
-            int count = 0;
-            for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
-                count += timers.queue().getSubsetForKeyGroup(kg).size();
-            }
-            out.writeInt(count);
-            for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
-                for (Object element : timers.queue().getSubsetForKeyGroup(kg)) {
+    /**
+     * The elements of every queue as of the barrier: only their references are copied there, as
+     * Flink's heap backend does (a timer does not change once queued), and they are serialized
+     * in the asynchronous phase.
+     */
+    static final class Captured {
+        private final List<TypeSerializer<?>> serializers = new ArrayList<>();
+        private final List<Object[]> elements = new ArrayList<>();
+
+        /** Per queue, a count and the elements. */
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        byte[] toBytes() throws IOException {
+            DataOutputSerializer out = new DataOutputSerializer(64);
+            for (int q = 0; q < elements.size(); q++) {
+                TypeSerializer serializer = serializers.get(q);
+                out.writeInt(elements.get(q).length);
+                for (Object element : elements.get(q)) {
                     serializer.serialize(element, out);
                 }
             }
+            return out.getCopyOfBuffer();
         }
-        return out.getCopyOfBuffer();
+    }
+
+    /** Takes the queues' elements; runs in the synchronous phase. */
+    static Captured capture(List<LoggedTimers> queues, KeyGroupRange range) {
+        Captured captured = new Captured();
+        for (LoggedTimers timers : queues) {
+            List<Object> elements = new ArrayList<>();
+            for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
+                elements.addAll(timers.queue().getSubsetForKeyGroup(kg));
+            }
+            captured.serializers.add(timers.elementSerializer().duplicate());
+            captured.elements.add(elements.toArray());
+        }
+        return captured;
     }
 
     /** Reads the elements of the queues in {@code order} and adds those of owned key groups. */
