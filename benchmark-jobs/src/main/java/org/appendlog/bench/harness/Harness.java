@@ -60,8 +60,13 @@ public final class Harness {
             if (profile.limits) {
                 for (String storage : profile.storages) {
                     progress.update("measuring the sequential write bandwidth of " + storage);
-                    String dir = storages.rootFor(storage, "bandwidth");
-                    double mbPerSecond = StorageBandwidth.measure(dir, profile.bandwidthMb);
+                    RunStorage probe = storages.forRun(storage, "bandwidth");
+                    double mbPerSecond;
+                    try {
+                        mbPerSecond = probe.writeBandwidth(profile.bandwidthMb);
+                    } finally {
+                        probe.delete();
+                    }
                     bandwidth.put(storage, mbPerSecond);
                     progress.done(String.format(Locale.ROOT, "bandwidth of %s: %.0f MB/s sequential write", storage, mbPerSecond));
                 }
