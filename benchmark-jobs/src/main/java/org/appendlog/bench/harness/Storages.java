@@ -22,11 +22,17 @@ public final class Storages implements AutoCloseable {
     public static final String HDFS = "hdfs";
     public static final String HBASE = "hbase";
 
+    private static final String[] HBASE_OPENS = {
+        "java.lang", "java.lang.reflect", "java.util", "java.util.concurrent", "java.io", "java.nio", "java.net",
+        "sun.nio.ch"
+    };
+
     private static final Logger LOG = LoggerFactory.getLogger(Storages.class);
 
     private final File workDir;
     private MiniDFSCluster dfs;
     private HBaseTestingUtility hbase;
+    private IOException hbaseFailure;
 
     public Storages(File workDir) {
         this.workDir = workDir;
@@ -83,7 +89,15 @@ public final class Storages implements AutoCloseable {
      * active"), so the waits are raised and a failed start is retried once.
      */
     private HBaseTestingUtility hbase() throws IOException {
+        if (hbaseFailure != null) {
+            // every later hbase run fails with the same cause instead of two more slow attempts
+            throw hbaseFailure;
+        }
         if (hbase == null) {
+            hbaseFailure = missingOpens();
+            if (hbaseFailure != null) {
+                throw hbaseFailure;
+            }
             try {
                 hbase = startHBase();
             } catch (Exception first) {
@@ -92,11 +106,31 @@ public final class Storages implements AutoCloseable {
                     hbase = startHBase();
                 } catch (Exception second) {
                     second.addSuppressed(first);
-                    throw new IOException("Cannot start the HBase mini cluster", second);
+                    hbaseFailure = new IOException("Cannot start the HBase mini cluster", second);
+                    throw hbaseFailure;
                 }
             }
         }
         return hbase;
+    }
+
+    /**
+     * The HBase mini cluster reflects into these java.base packages (e.g. {@code
+     * HFileSystem.addLocationsOrderInterceptor}); on Java 17 they must be opened at JVM start.
+     */
+    private static IOException missingOpens() {
+        StringBuilder options = new StringBuilder();
+        for (String pkg : HBASE_OPENS) {
+            if (!Object.class.getModule().isOpen(pkg, Storages.class.getModule())) {
+                options.append(" --add-opens=java.base/").append(pkg).append("=ALL-UNNAMED");
+            }
+        }
+        if (options.length() == 0) {
+            return null;
+        }
+        return new IOException(
+                "The HBase mini cluster needs java.base packages opened to it: start the JVM with"
+                        + options + " (for the bench command under Maven: in MAVEN_OPTS)");
     }
 
     private HBaseTestingUtility startHBase() throws Exception {
