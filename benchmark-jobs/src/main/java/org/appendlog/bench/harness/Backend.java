@@ -54,10 +54,10 @@ public enum Backend {
     }
 
     /**
-     * Selects this backend in {@code conf}; its durable files go under {@code storageRoot} (a
+     * Selects this backend in {@code conf}; its durable logs go under {@code logDirectory} (a
      * file system URI), its local working files under {@code localDir}.
      */
-    public void configure(Configuration conf, String storageRoot, String localDir) {
+    public void configure(Configuration conf, String logDirectory, String localDir) {
         switch (this) {
             case HASHMAP:
                 conf.setString("state.backend.type", "hashmap");
@@ -71,12 +71,12 @@ public enum Backend {
                 conf.setString("state.backend.type", "hashmap");
                 conf.setString("state.changelog.enabled", "true");
                 conf.setString("state.changelog.storage", "filesystem");
-                conf.setString("state.changelog.dstl.dfs.base-path", storageRoot + "/changelog");
+                conf.setString("state.changelog.dstl.dfs.base-path", logDirectory + "/changelog");
                 break;
             case APPENDLOG:
             case APPENDLOG_NOCOMPACT:
                 conf.setString("state.backend.type", APPENDLOG_FACTORY);
-                conf.setString("state.backend.appendlog.dir", storageRoot + "/appendlog");
+                conf.setString("state.backend.appendlog.dir", logDirectory + "/appendlog");
                 conf.setString(
                         "state.backend.appendlog.compaction.enabled",
                         Boolean.toString(this == APPENDLOG));

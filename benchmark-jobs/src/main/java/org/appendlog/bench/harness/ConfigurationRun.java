@@ -76,15 +76,17 @@ final class ConfigurationRun {
         }
         String runName = String.format(Locale.ROOT, "%02d-%s-%s-%s", ++runs, job.name(), result.backend.split(" ")[0], storage);
         RunChannel channel = RunChannel.open(runName, profile.spec.generator.vocabulary());
-        String root = null;
+        RunStorage target = null;
         try {
-            root = backend == null ? null : storages.rootFor(storage, runName);
-            measure(job, backend, root, runName, channel, result, position);
+            target = backend == null ? null : storages.forRun(storage, runName);
+            measure(job, backend, target, runName, channel, result, position);
         } catch (Exception e) {
             result.status = "failed: " + rootCause(e);
         } finally {
             channel.close();
-            deleteQuietly(root);
+            if (target != null) {
+                target.delete();
+            }
             deleteQuietly(new File(workDir, "local/" + runName).toURI().toString());
         }
         progress.done(String.format(Locale.ROOT, "%s %s (%.0f s)", position, summary(result), (System.nanoTime() - start) / 1e9));
@@ -94,13 +96,13 @@ final class ConfigurationRun {
     private void measure(
             BenchJob job,
             Backend backend,
-            String root,
+            RunStorage target,
             String runName,
             RunChannel channel,
             RunResult result,
             String position)
             throws Exception {
-        Configuration conf = clusterConfiguration(backend, root, runName);
+        Configuration conf = clusterConfiguration(backend, target, runName);
         MiniCluster cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
@@ -108,7 +110,7 @@ final class ConfigurationRun {
                                 .setNumTaskManagers(1)
                                 .setNumSlotsPerTaskManager(profile.spec.parallelism)
                                 .build());
-        StorageScanner scanner = root == null ? null : new StorageScanner(root, 250);
+        StorageScanner scanner = target == null ? null : new StorageScanner(target.contents(), 250);
         try {
             awaitHeapSettled();
             cluster.start();
@@ -218,7 +220,7 @@ final class ConfigurationRun {
         }
     }
 
-    private Configuration clusterConfiguration(Backend backend, String root, String runName) {
+    private Configuration clusterConfiguration(Backend backend, RunStorage target, String runName) {
         Configuration conf = new Configuration();
         conf.setString("rest.bind-port", "0");
         conf.setString("classloader.resolve-order", "parent-first");
@@ -234,9 +236,8 @@ final class ConfigurationRun {
         }
         conf.setString("execution.checkpointing.interval", profile.checkpointIntervalMs + " ms");
         conf.setString("execution.checkpointing.tolerable-failed-checkpoints", "1000");
-        conf.setString("execution.checkpointing.storage", "filesystem");
-        conf.setString("execution.checkpointing.dir", root + "/checkpoints");
-        backend.configure(conf, root, new File(workDir, "local/" + runName).getAbsolutePath());
+        target.configureCheckpoints(conf);
+        backend.configure(conf, target.logDirectory(), new File(workDir, "local/" + runName).getAbsolutePath());
         return conf;
     }
 

@@ -60,10 +60,14 @@ public final class Harness {
             if (profile.limits) {
                 for (String storage : profile.storages) {
                     progress.update("measuring the sequential write bandwidth of " + storage);
-                    String dir = storages.rootFor(storage, "bandwidth");
-                    double mbPerSecond = StorageBandwidth.measure(dir, profile.bandwidthMb);
-                    bandwidth.put(storage, mbPerSecond);
-                    progress.done(String.format(Locale.ROOT, "bandwidth of %s: %.0f MB/s sequential write", storage, mbPerSecond));
+                    try {
+                        double mbPerSecond = writeBandwidth(storages, storage);
+                        bandwidth.put(storage, mbPerSecond);
+                        progress.done(String.format(Locale.ROOT, "bandwidth of %s: %.0f MB/s sequential write", storage, mbPerSecond));
+                    } catch (IOException e) {
+                        // the runs' results are still worth writing; the storage's bandwidth is left out
+                        progress.done("bandwidth of " + storage + ": not measured: " + e);
+                    }
                 }
             }
         } finally {
@@ -81,6 +85,15 @@ public final class Harness {
                 + " charts in " + profile.outDir.getPath()
                 + String.format(Locale.ROOT, " (%.0f s)", (System.nanoTime() - start) / 1e9));
         return results;
+    }
+
+    private double writeBandwidth(Storages storages, String storage) throws IOException {
+        RunStorage probe = storages.forRun(storage, "bandwidth");
+        try {
+            return probe.writeBandwidth(profile.bandwidthMb);
+        } finally {
+            probe.delete();
+        }
     }
 
     private static String position(int index, int total) {

@@ -21,7 +21,7 @@ public final class Profile {
                     + "  --quick                     the quick profile (default: full)\n"
                     + "  --jobs J,..                 wordcount,topk\n"
                     + "  --backends B,..             hashmap,rocksdb,changelog,appendlog,appendlog-nocompact\n"
-                    + "  --storages S,..             local,hdfs\n"
+                    + "  --storages S,..             local,hdfs (any of local, hdfs, hbase)\n"
                     + "  --checkpoint-interval-ms N  same for every configuration (500 / 1000)\n"
                     + "  --run-seconds S             measured run before the failure (2 / 30)\n"
                     + "  --recovery-timeout-seconds S  longest wait for full throughput after it (6 / 120)\n"

@@ -100,7 +100,9 @@ final class ResultFiles {
             out.println();
             out.println(table(results));
             if (!bandwidth.isEmpty()) {
-                out.println("Raw sequential write bandwidth of the storages (the limit for any checkpoint):");
+                out.println("Raw sequential write bandwidth of the storages (the limit for any checkpoint): local and"
+                        + " hdfs one file written and synced, hbase one checkpoint stream of the HBase storage"
+                        + " written until HBase acknowledged it:");
                 out.println();
                 out.println("| storage | MB/s |");
                 out.println("|---|---:|");

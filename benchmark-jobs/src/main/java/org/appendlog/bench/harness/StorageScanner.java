@@ -1,31 +1,28 @@
 package org.appendlog.bench.harness;
 
-import org.apache.flink.core.fs.FileStatus;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.core.fs.Path;
-
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Measures the bytes a run wrote to its storage by looking at the storage itself, not at what the
- * backend reports: a thread lists the run's storage directory every {@code periodMillis} and
- * remembers the largest size each file ever had. Written bytes are the sum over all files seen
- * (files created and deleted between two scans are missed; checkpoint files live at least one
- * checkpoint interval). Also tells the bytes present at the last scan.
+ * backend reports: a thread lists the run's {@link StoredEntries} (its files, its table cells) every
+ * {@code periodMillis} and remembers the largest size each entry ever had. Written bytes are the
+ * sum over all entries seen (entries created and deleted between two scans are missed; checkpoint
+ * data lives at least one checkpoint interval). Also tells the bytes present at the last scan.
  */
 final class StorageScanner implements AutoCloseable {
 
-    private final Path root;
+    private final List<StoredEntries> contents;
     private final long periodMillis;
     private final Map<String, Long> largestSize = new HashMap<>();
     private final Thread thread;
     private volatile boolean running = true;
     private long present;
 
-    StorageScanner(String rootUri, long periodMillis) {
-        this.root = new Path(rootUri);
+    StorageScanner(List<StoredEntries> contents, long periodMillis) {
+        this.contents = contents;
         this.periodMillis = periodMillis;
         this.thread = new Thread(this::loop, "storage-scanner");
         this.thread.setDaemon(true);
@@ -47,33 +44,19 @@ final class StorageScanner implements AutoCloseable {
     }
 
     private synchronized void scan() {
+        long[] total = {0};
         try {
-            FileSystem fs = root.getFileSystem();
-            long total = 0;
-            if (fs.exists(root)) {
-                total = scan(fs, root);
+            for (StoredEntries entries : contents) {
+                entries.list(
+                        (name, size) -> {
+                            total[0] += size;
+                            largestSize.merge(name, size, Math::max);
+                        });
             }
-            present = total;
+            present = total[0];
         } catch (IOException e) {
-            // files vanish while being listed (subsumed checkpoints): the next scan sees the rest
+            // entries vanish while being listed (subsumed checkpoints): the next scan sees the rest
         }
-    }
-
-    private long scan(FileSystem fs, Path dir) throws IOException {
-        long total = 0;
-        FileStatus[] children = fs.listStatus(dir);
-        if (children == null) {
-            return 0;
-        }
-        for (FileStatus child : children) {
-            if (child.isDir()) {
-                total += scan(fs, child.getPath());
-            } else {
-                total += child.getLen();
-                largestSize.merge(child.getPath().toString(), child.getLen(), Math::max);
-            }
-        }
-        return total;
     }
 
     /** Stops scanning after one last scan. */
