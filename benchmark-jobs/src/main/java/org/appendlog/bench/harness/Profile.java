@@ -64,7 +64,7 @@ public final class Profile {
         }
         spec = withDefaults(args, quick);
         checkpointIntervalMs = args.longValue("checkpoint-interval-ms", quick ? 500 : 1000);
-        runSeconds = args.doubleValue("run-seconds", quick ? 2 : 30);
+        runSeconds = args.doubleValue("run-seconds", quick ? 1 : 30);
         recoveryTimeoutSeconds = args.doubleValue("recovery-timeout-seconds", quick ? 6 : 120);
         injectFailure = Boolean.parseBoolean(args.string("inject-failure", "true"));
         limits = Boolean.parseBoolean(args.string("limits", "true"));
