@@ -41,7 +41,7 @@ public final class BufferedChanges {
 
 
     /**
-     * Visits the latest record of every entry, in no particular order. A slot of the table holds
+     * Visits the latest record of every entry, in the order they were written. A slot of the table holds
      * the hash of the entry's key next to the record's position, so a probe reads the record's
      * bytes only when the hashes match; the table grows with the distinct entries, not the
      * records, to stay small enough for the cache.
@@ -79,12 +79,19 @@ public final class BufferedChanges {
                 at = valueAt + 4 + Math.max(0, readInt(chunk, valueAt));
             }
         }
+        // In buffer order: the reads run through the chunks instead of jumping around them.
+        long[] latest = new long[distinct];
+        int n = 0;
         for (long slot : slots) {
             if (slot != 0) {
-                byte[] chunk = chunks.get(chunkOf(slot));
-                int at = offsetOf(slot);
-                visitor.accept(chunk, at, recordLength(chunk, at));
+                latest[n++] = slot & 0xffffffffL;
             }
+        }
+        Arrays.sort(latest);
+        for (long position : latest) {
+            byte[] chunk = chunks.get(chunkOf(position));
+            int at = offsetOf(position);
+            visitor.accept(chunk, at, recordLength(chunk, at));
         }
     }
 
