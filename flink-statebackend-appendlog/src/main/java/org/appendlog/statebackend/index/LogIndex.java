@@ -4,6 +4,7 @@ import org.appendlog.statebackend.log.BatchBuilder;
 
 import org.apache.flink.runtime.state.KeyGroupRange;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -93,7 +94,7 @@ public final class LogIndex {
     }
 
     /** Indexes every record of {@code batch}, which now lives in {@code segment}. */
-    public void batchWritten(BatchBuilder batch, String segment) {
+    public void batchWritten(BatchBuilder batch, String segment) throws IOException {
         int id = segments.idOf(segment);
         stats(id);
         batch.forEachRecord(

@@ -100,7 +100,7 @@ public final class BatchBuilder {
     }
 
     /** Visits every record, key group by key group, in the order they will be in the batch. */
-    public void forEachRecord(LogRecord.EncodedVisitor visitor) {
+    public void forEachRecord(LogRecord.EncodedVisitor visitor) throws IOException {
         for (int i = 0; i < perKeyGroup.length; i++) {
             DataOutputSerializer data = perKeyGroup[i];
             if (data != null) {

@@ -30,7 +30,8 @@ import java.util.zip.CRC32C;
 public final class BatchFormat {
 
     public static final int SEGMENT_MAGIC = 0x414C5347; // "ALSG"
-    public static final int FORMAT_VERSION = 1;
+    /** 2: records with variable-length integers ({@link LogRecord}). */
+    public static final int FORMAT_VERSION = 2;
     public static final int SEGMENT_HEADER_BYTES = 8;
     private static final int BATCH_MAGIC = 0x414C4F47; // "ALOG"
     private static final int FOOTER_MAGIC = 0x414C4654; // "ALFT"
@@ -154,12 +155,7 @@ public final class BatchFormat {
                 data.readUTF();
             }
             for (long r = 0; r < records; r++) {
-                skip(data, 8 + 2);
-                boolean tombstone = LogRecord.isTombstoneKind(data.readByte());
-                skip(data, data.readInt());
-                if (!tombstone) {
-                    skip(data, data.readInt());
-                }
+                LogRecord.skip(data);
             }
             long length =
                     in.getPos()
@@ -169,12 +165,6 @@ public final class BatchFormat {
             return new BatchLocation(segment, offset, length, checkpointId, minCheckpointId, range);
         } catch (java.io.EOFException e) {
             throw new CorruptLogException(file, offset, "batch is cut off (torn or truncated)");
-        }
-    }
-
-    private static void skip(java.io.DataInputStream data, int n) throws IOException {
-        if (data.skipBytes(n) != n) {
-            throw new java.io.EOFException();
         }
     }
 

@@ -3,17 +3,24 @@ package org.appendlog.statebackend.log;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
+import java.io.DataInput;
+import java.io.EOFException;
 import java.io.IOException;
 
 /**
  * One record: the checkpoint that wrote it, the state id (an index into the batch header's state
  * table), the serialized key and namespace, and the serialized value or a tombstone. Records keep
  * their checkpoint id when compaction copies them, so "latest wins" holds in any reading order.
+ *
+ * <pre>
+ * record := checkpointId:varlong stateId:varint keyLength:varint key
+ *           (valueLength + 1):varint value      -- 0: a tombstone, no value
+ * </pre>
+ *
+ * Variable-length integers (7 bits a byte, low bits first): a word count's record is about 23
+ * bytes instead of 37 with fixed-width fields.
  */
 public final class LogRecord {
-
-    private static final byte VALUE = 0;
-    private static final byte TOMBSTONE = 1;
 
     public final long checkpointId;
     public final int stateId;
@@ -28,20 +35,20 @@ public final class LogRecord {
         this.value = value;
     }
 
-    static boolean isTombstoneKind(byte kind) {
-        return kind == TOMBSTONE;
-    }
-
     public boolean isTombstone() {
         return value == null;
     }
 
     /** The number of bytes this record takes in the log. */
     public int encodedLength() {
-        return 8 + 2 + 1 + 4 + keyAndNamespace.length + (value == null ? 0 : 4 + value.length);
+        return varLength(checkpointId)
+                + varLength(stateId)
+                + varLength(keyAndNamespace.length)
+                + keyAndNamespace.length
+                + (value == null ? 1 : varLength(value.length + 1L) + value.length);
     }
 
-    /** Appends a record to {@code out}; returns its encoded length. */
+    /** Appends a record to {@code out} (a null {@code value}: a tombstone); returns its length. */
     public static int write(
             DataOutputSerializer out,
             long checkpointId,
@@ -54,13 +61,14 @@ public final class LogRecord {
             int valueLength)
             throws IOException {
         int start = out.length();
-        out.writeLong(checkpointId);
-        out.writeShort(stateId);
-        out.writeByte(value == null ? TOMBSTONE : VALUE);
-        out.writeInt(keyNsLength);
+        writeVar(out, checkpointId);
+        writeVar(out, stateId);
+        writeVar(out, keyNsLength);
         out.write(keyNs, keyNsOffset, keyNsLength);
-        if (value != null) {
-            out.writeInt(valueLength);
+        if (value == null) {
+            out.writeByte(0);
+        } else {
+            writeVar(out, valueLength + 1L);
             out.write(value, valueOffset, valueLength);
         }
         return out.length() - start;
@@ -79,43 +87,95 @@ public final class LogRecord {
     }
 
     /** Visits the records of {@code keyGroup} encoded in {@code bytes[0, length)}, in order. */
-    static void forEach(int keyGroup, byte[] bytes, int length, EncodedVisitor visitor) {
-        int at = 0;
-        while (at < length) {
-            int stateId = ((bytes[at + 8] & 0xff) << 8) | (bytes[at + 9] & 0xff);
-            boolean tombstone = bytes[at + 10] == TOMBSTONE;
-            int keyLength = readInt(bytes, at + 11);
-            int keyOffset = at + 15;
-            int end = keyOffset + keyLength;
-            if (!tombstone) {
-                end += 4 + readInt(bytes, end);
+    static void forEach(int keyGroup, byte[] bytes, int length, EncodedVisitor visitor)
+            throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(bytes, 0, length);
+        while (in.available() > 0) {
+            int start = in.getPosition();
+            readVar(in);
+            int stateId = (int) readVar(in);
+            int keyLength = (int) readVar(in);
+            int keyOffset = in.getPosition();
+            in.skipBytesToRead(keyLength);
+            int valueLength = (int) readVar(in) - 1;
+            if (valueLength > 0) {
+                in.skipBytesToRead(valueLength);
             }
-            visitor.accept(keyGroup, stateId, bytes, keyOffset, keyLength, end - at, tombstone);
-            at = end;
+            visitor.accept(
+                    keyGroup,
+                    stateId,
+                    bytes,
+                    keyOffset,
+                    keyLength,
+                    in.getPosition() - start,
+                    valueLength < 0);
         }
     }
 
-    private static int readInt(byte[] b, int at) {
-        return ((b[at] & 0xff) << 24)
-                | ((b[at + 1] & 0xff) << 16)
-                | ((b[at + 2] & 0xff) << 8)
-                | (b[at + 3] & 0xff);
-    }
-
-    public static LogRecord read(DataInputDeserializer in) throws IOException {
-        long checkpointId = in.readLong();
-        int stateId = in.readUnsignedShort();
-        byte kind = in.readByte();
-        if (kind != VALUE && kind != TOMBSTONE) {
-            throw new IOException("unknown record kind " + kind);
-        }
-        byte[] keyNs = new byte[in.readInt()];
+    public static LogRecord read(DataInput in) throws IOException {
+        long checkpointId = readVar(in);
+        int stateId = (int) readVar(in);
+        byte[] keyNs = new byte[checkedLength(readVar(in))];
         in.readFully(keyNs);
+        long valueLength = readVar(in) - 1;
         byte[] value = null;
-        if (kind == VALUE) {
-            value = new byte[in.readInt()];
+        if (valueLength >= 0) {
+            value = new byte[checkedLength(valueLength)];
             in.readFully(value);
         }
         return new LogRecord(checkpointId, stateId, keyNs, value);
+    }
+
+    /** Skips one record of {@code in}. */
+    static void skip(DataInput in) throws IOException {
+        readVar(in);
+        readVar(in);
+        skipFully(in, checkedLength(readVar(in)));
+        long valueLength = readVar(in) - 1;
+        if (valueLength > 0) {
+            skipFully(in, checkedLength(valueLength));
+        }
+    }
+
+    private static void skipFully(DataInput in, int n) throws IOException {
+        if (in.skipBytes(n) != n) {
+            throw new EOFException("record cut off");
+        }
+    }
+
+    private static int checkedLength(long length) throws IOException {
+        if (length < 0 || length > Integer.MAX_VALUE) {
+            throw new IOException("impossible length " + length);
+        }
+        return (int) length;
+    }
+
+    private static void writeVar(DataOutputSerializer out, long v) throws IOException {
+        while ((v & ~0x7FL) != 0) {
+            out.writeByte((int) ((v & 0x7F) | 0x80));
+            v >>>= 7;
+        }
+        out.writeByte((int) v);
+    }
+
+    private static long readVar(DataInput in) throws IOException {
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            byte b = in.readByte();
+            v |= (long) (b & 0x7F) << shift;
+            if (b >= 0) {
+                return v;
+            }
+        }
+        throw new IOException("malformed variable-length integer");
+    }
+
+    private static int varLength(long v) {
+        int n = 1;
+        while ((v & ~0x7FL) != 0) {
+            v >>>= 7;
+            n++;
+        }
+        return n;
     }
 }
