@@ -60,12 +60,6 @@ import java.util.stream.Stream;
  */
 public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
 
-    /**
-     * Logged writes buffered between two checkpoints before the task deduplicates them in place
-     * (which pays off only for intervals far longer than the data rate fills this).
-     */
-    private static final long CHANGE_BUFFER_LIMIT_BYTES = 64L << 20;
-
     private final HeapKeyedStateBackend<K> heap;
     private final ChangeTracker tracker;
     private final List<LoggedState<K>> states = new ArrayList<>();
@@ -90,6 +84,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
             LogIndex index,
             UUID backendId,
             CompactionSettings compaction,
+            long changeBufferSize,
             MetricGroup metricGroup) {
         super(
                 kvStateRegistry,
@@ -102,7 +97,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                 compressionDecorator,
                 heap.getKeyContext());
         this.heap = heap;
-        this.tracker = new ChangeTracker(heap.getKeyContext(), CHANGE_BUFFER_LIMIT_BYTES);
+        this.tracker = new ChangeTracker(heap.getKeyContext(), changeBufferSize);
         this.log = log;
         this.index = index;
         this.snapshotStrategy =

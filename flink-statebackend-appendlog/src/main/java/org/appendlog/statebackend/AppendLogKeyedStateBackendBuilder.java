@@ -181,6 +181,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             index,
                             backendId,
                             settings.compaction(),
+                            settings.changeBufferSize(),
                             metricGroup);
             List<KeyGroupedInternalPriorityQueue<?>> queues = registerRestored(backend, restoredMeta);
 

@@ -25,6 +25,16 @@ public final class AppendLogOptions {
                             "Size at which the active log segment is closed and the next checkpoint"
                                     + " opens a new one.");
 
+    public static final ConfigOption<MemorySize> CHANGE_BUFFER_SIZE =
+            ConfigOptions.key("state.backend.appendlog.change-buffer-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64mb"))
+                    .withDescription(
+                            "Serialized writes that the task buffers between two checkpoints before it"
+                                    + " keeps only the latest write of each entry in place (and doubles"
+                                    + " this bound if that did not halve the buffer). Matters only"
+                                    + " when a checkpoint interval sees more writes than this.");
+
     public static final ConfigOption<SyncMode> SYNC_MODE =
             ConfigOptions.key("state.backend.appendlog.sync-mode")
                     .enumType(SyncMode.class)

@@ -17,6 +17,7 @@ public final class AppendLogSettings implements Serializable {
 
     private final String logDir;
     private final long segmentSize;
+    private final long changeBufferSize;
     private final SyncMode syncMode;
     private final int restoreParallelism;
     private final CompactionSettings compaction;
@@ -24,11 +25,13 @@ public final class AppendLogSettings implements Serializable {
     public AppendLogSettings(
             String logDir,
             long segmentSize,
+            long changeBufferSize,
             SyncMode syncMode,
             int restoreParallelism,
             CompactionSettings compaction) {
         this.logDir = logDir;
         this.segmentSize = segmentSize;
+        this.changeBufferSize = changeBufferSize;
         this.syncMode = syncMode;
         this.restoreParallelism = restoreParallelism;
         this.compaction = compaction;
@@ -55,6 +58,12 @@ public final class AppendLogSettings implements Serializable {
                     AppendLogOptions.SEGMENT_SIZE.key(),
                     "must be at least 1kb, was " + segmentSize.toHumanReadableString());
         }
+        MemorySize changeBufferSize = read(config, AppendLogOptions.CHANGE_BUFFER_SIZE);
+        if (changeBufferSize.getBytes() < 1024 * 1024) {
+            throw invalid(
+                    AppendLogOptions.CHANGE_BUFFER_SIZE.key(),
+                    "must be at least 1mb, was " + changeBufferSize.toHumanReadableString());
+        }
         SyncMode syncMode;
         try {
             syncMode = config.get(AppendLogOptions.SYNC_MODE);
@@ -67,6 +76,7 @@ public final class AppendLogSettings implements Serializable {
         return new AppendLogSettings(
                 dir,
                 segmentSize.getBytes(),
+                changeBufferSize.getBytes(),
                 syncMode,
                 parallelism,
                 CompactionSettings.fromConfig(config));
@@ -127,6 +137,10 @@ public final class AppendLogSettings implements Serializable {
         return segmentSize;
     }
 
+    public long changeBufferSize() {
+        return changeBufferSize;
+    }
+
     public SyncMode syncMode() {
         return syncMode;
     }
@@ -145,6 +159,8 @@ public final class AppendLogSettings implements Serializable {
                 + logDir
                 + ", segment-size="
                 + segmentSize
+                + ", change-buffer-size="
+                + changeBufferSize
                 + ", sync-mode="
                 + syncMode
                 + ", restore-parallelism="

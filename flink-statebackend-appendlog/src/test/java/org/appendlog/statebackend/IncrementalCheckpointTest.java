@@ -156,6 +156,33 @@ class IncrementalCheckpointTest {
         assertRestores(stateBackend, registry, handle, 100, key -> key % 2 == 0 ? 1_000L + key : null);
     }
 
+    /**
+     * Between two checkpoints far more writes than the change buffer holds (1 mb): it keeps the
+     * latest write of each entry in place, and the checkpoint is still exact and one record each.
+     */
+    @Test
+    void moreWritesBetweenCheckpointsThanTheChangeBufferHolds() throws Exception {
+        org.apache.flink.configuration.Configuration config =
+                new org.apache.flink.configuration.Configuration();
+        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
+        config.setString(AppendLogOptions.CHANGE_BUFFER_SIZE.key(), "1mb");
+        AppendLogStateBackend stateBackend =
+                new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle handle;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            // 600 000 writes of about 14 bytes each: over 8 mb for 20 000 entries.
+            for (int round = 0; round < 30; round++) {
+                for (int key = 0; key < 20_000; key++) {
+                    harness.put(key, (long) key * 100 + round);
+                }
+            }
+            handle = harness.checkpoint(1);
+        }
+        assertThat(handle.getCheckpointedSize()).isLessThan(20_000L * 30);
+        assertRestores(stateBackend, registry, handle, 20_000, key -> (long) key * 100 + 29);
+    }
+
     @Test
     void aRestoreReadsOnlyTheKeyGroupsItOwns() throws Exception {
         AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());

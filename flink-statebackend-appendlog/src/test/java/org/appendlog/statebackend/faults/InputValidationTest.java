@@ -50,6 +50,8 @@ class InputValidationTest {
         "state.backend.appendlog.segment-size, lots",
         "state.backend.appendlog.segment-size, 10b",
         "state.backend.appendlog.segment-size, -1mb",
+        "state.backend.appendlog.change-buffer-size, lots",
+        "state.backend.appendlog.change-buffer-size, 100kb",
         "state.backend.appendlog.sync-mode, fsync",
         "state.backend.appendlog.sync-mode, ''",
         "state.backend.appendlog.restore-parallelism, two",
