@@ -13,22 +13,24 @@ public final class BufferedChanges {
 
     /** Key group (2 bytes), state (2 bytes), key and namespace length (4 bytes). */
     static final int HEADER_BYTES = 8;
-    static final int OFFSET_BITS = 20;
+    static final int OFFSET_BITS = 18;
     /** Positions take 31 bits: at most this many chunks. */
     static final int MAX_CHUNKS = 1 << (31 - OFFSET_BITS);
-    private static final int INITIAL_SLOTS = 1 << 16;
+    private static final int INITIAL_SLOTS = 1 << 12;
 
     /** Receives one record: its encoding is {@code buffer[offset, offset + length)}. */
     public interface RecordVisitor {
         void accept(byte[] buffer, int offset, int length);
     }
 
-    private final List<byte[]> chunks;
-    private final List<Integer> used;
+    /** Per partition of the key groups: its chunks, and the bytes used in each. */
+    private final List<List<byte[]>> chunks;
+    private final List<List<Integer>> used;
     private final int records;
     private final ChangeBuffer owner;
 
-    BufferedChanges(List<byte[]> chunks, List<Integer> used, int records, ChangeBuffer owner) {
+    BufferedChanges(
+            List<List<byte[]>> chunks, List<List<Integer>> used, int records, ChangeBuffer owner) {
         this.chunks = chunks;
         this.used = used;
         this.records = records;
@@ -47,6 +49,14 @@ public final class BufferedChanges {
      * records, to stay small enough for the cache.
      */
     public void forEachLatest(RecordVisitor visitor) {
+        for (int p = 0; p < chunks.size(); p++) {
+            forEachLatest(chunks.get(p), used.get(p), visitor);
+        }
+    }
+
+    /** One partition: its table and records are small enough to stay in the cache. */
+    private static void forEachLatest(
+            List<byte[]> chunks, List<Integer> used, RecordVisitor visitor) {
         long[] slots = new long[INITIAL_SLOTS];
         int distinct = 0;
         for (int c = 0; c < chunks.size(); c++) {
@@ -68,7 +78,8 @@ public final class BufferedChanges {
                         }
                         break;
                     }
-                    if ((int) (occupant >>> 32) == hash && sameEntry(occupant, chunk, at, keyLength)) {
+                    if ((int) (occupant >>> 32) == hash
+                            && sameEntry(chunks, occupant, chunk, at, keyLength)) {
                         // Later records replace earlier ones of the same entry.
                         slots[slot] = entry;
                         break;
@@ -112,7 +123,7 @@ public final class BufferedChanges {
 
     /** Returns the chunks to the buffer for reuse; no reads after this. */
     public void recycle() {
-        chunks.forEach(owner::recycle);
+        chunks.forEach(partition -> partition.forEach(owner::recycle));
         chunks.clear();
     }
 
@@ -149,7 +160,8 @@ public final class BufferedChanges {
         return valueOffset(record, at) - at + Math.max(0, valueLength(record, at));
     }
 
-    private boolean sameEntry(long occupant, byte[] chunk, int at, int keyLength) {
+    private static boolean sameEntry(
+            List<byte[]> chunks, long occupant, byte[] chunk, int at, int keyLength) {
         byte[] other = chunks.get(chunkOf(occupant));
         int otherAt = offsetOf(occupant);
         // The state id and the key and namespace, with their length in between.

@@ -18,8 +18,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * buffer. The asynchronous phase keeps the latest record of each entry ({@link BufferedChanges}),
  * so a key written a million times between two checkpoints is still one record in the log.
  *
- * <p>Records are {@code [key group: short][state: short][key and namespace length: int][key and
- * namespace][value length: int, -1 for a removal][value]} and never span chunks. Chunks come back
+ * <p>Records go to one of {@link #PARTITIONS} partitions by key group, so that each partition is
+ * deduplicated with a table and records small enough for the processor's cache. Records are
+ * {@code [key group: short][state: short][key and namespace length: int][key and namespace][value
+ * length: int, -1 for a removal][value]} and never span chunks. Chunks come back
  * from the asynchronous phase for reuse, so they settle in the old generation instead of being
  * copied by every young collection. When the buffer outgrows {@code limitBytes} (a long checkpoint
  * interval), it is deduplicated in place.
@@ -27,20 +29,58 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 public final class ChangeBuffer {
 
     static final int CHUNK_BYTES = 1 << BufferedChanges.OFFSET_BITS;
-    private static final int MAX_POOLED = 64;
+    /** Key groups are spread over this many partitions (key group modulo), deduplicated apart. */
+    static final int PARTITIONS = 16;
+    private static final int MAX_POOLED = 256;
 
     private final Queue<byte[]> pool = new ConcurrentLinkedQueue<>();
     private final DataOutputSerializer scratch = new DataOutputSerializer(256);
+    private final Partition[] partitions = new Partition[PARTITIONS];
     private long limitBytes;
-    private List<byte[]> chunks = new ArrayList<>();
-    private List<Integer> used = new ArrayList<>();
-    private byte[] chunk;
-    private int position;
     private int records;
     private long bytes;
 
+    /** The records of the key groups of one partition, in chunks. */
+    private final class Partition {
+        List<byte[]> chunks = new ArrayList<>();
+        List<Integer> used = new ArrayList<>();
+        byte[] chunk;
+        int position;
+
+        void append(byte[] record, int offset, int length) {
+            if (chunk == null || position + length > chunk.length) {
+                close();
+                if (chunks.size() + 1 >= BufferedChanges.MAX_CHUNKS) {
+                    throw new IllegalStateException(
+                            "The appendlog change buffer holds "
+                                    + bytes
+                                    + " bytes of distinct changes since the last checkpoint, its"
+                                    + " maximum; checkpoint more often");
+                }
+                byte[] next = length > CHUNK_BYTES ? null : pool.poll();
+                chunk = next != null ? next : new byte[Math.max(CHUNK_BYTES, length)];
+                position = 0;
+            }
+            System.arraycopy(record, offset, chunk, position, length);
+            position += length;
+        }
+
+        void close() {
+            if (chunk != null && position > 0) {
+                chunks.add(chunk);
+                used.add(position);
+            } else if (chunk != null) {
+                recycle(chunk);
+            }
+            chunk = null;
+        }
+    }
+
     public ChangeBuffer(long limitBytes) {
         this.limitBytes = limitBytes;
+        for (int i = 0; i < PARTITIONS; i++) {
+            partitions[i] = new Partition();
+        }
     }
 
     /** Appends the new value of an entry; a null value records its removal. */
@@ -73,43 +113,25 @@ public final class ChangeBuffer {
         }
     }
 
-    /** Copies one encoded record into the buffer. */
+    /** Copies one encoded record into its key group's partition. */
     void append(byte[] record, int offset, int length) {
-        if (chunk == null || position + length > chunk.length) {
-            closeChunk();
-            if (chunks.size() + 1 >= BufferedChanges.MAX_CHUNKS) {
-                throw new IllegalStateException(
-                        "The appendlog change buffer holds "
-                                + bytes
-                                + " bytes of distinct changes since the last checkpoint, its"
-                                + " maximum; checkpoint more often");
-            }
-            byte[] next = length > CHUNK_BYTES ? null : pool.poll();
-            chunk = next != null ? next : new byte[Math.max(CHUNK_BYTES, length)];
-            position = 0;
-        }
-        System.arraycopy(record, offset, chunk, position, length);
-        position += length;
+        partitions[BufferedChanges.keyGroup(record, offset) % PARTITIONS].append(record, offset, length);
         records++;
         bytes += length;
     }
 
-    private void closeChunk() {
-        if (chunk != null && position > 0) {
-            chunks.add(chunk);
-            used.add(position);
-        } else if (chunk != null) {
-            recycle(chunk);
-        }
-        chunk = null;
-    }
-
     /** Hands over the records written so far and starts an empty buffer. */
     public BufferedChanges drain() {
-        closeChunk();
+        List<List<byte[]>> chunks = new ArrayList<>(PARTITIONS);
+        List<List<Integer>> used = new ArrayList<>(PARTITIONS);
+        for (Partition partition : partitions) {
+            partition.close();
+            chunks.add(partition.chunks);
+            used.add(partition.used);
+            partition.chunks = new ArrayList<>();
+            partition.used = new ArrayList<>();
+        }
         BufferedChanges drained = new BufferedChanges(chunks, used, records, this);
-        chunks = new ArrayList<>();
-        used = new ArrayList<>();
         records = 0;
         bytes = 0;
         return drained;
