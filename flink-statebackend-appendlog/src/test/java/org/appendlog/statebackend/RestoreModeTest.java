@@ -15,6 +15,7 @@ import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -227,6 +228,28 @@ class RestoreModeTest {
         List<Path> retained = checkpointsOf(jobId);
         assertThat(retained).as("retained checkpoints of %s", jobId).isNotEmpty();
         return retained.get(retained.size() - 1);
+    }
+
+    /**
+     * Finished jobs discard their checkpoints asynchronously on the shared cluster; the temporary
+     * directory is deleted only once the files stop changing, or its deletion races with them.
+     */
+    @AfterEach
+    void awaitDiscardsSettled() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long previous = -1;
+        int stableFor = 0;
+        while (stableFor < 5 && System.nanoTime() < deadline) {
+            long files;
+            try (Stream<Path> all = Files.walk(tmp)) {
+                files = all.count();
+            } catch (IOException | java.io.UncheckedIOException e) {
+                files = -1; // a file vanished while walking: still changing
+            }
+            stableFor = files >= 0 && files == previous ? stableFor + 1 : 0;
+            previous = files;
+            Thread.sleep(200);
+        }
     }
 
     private Path checkpointDir() {
