@@ -39,6 +39,10 @@ import org.apache.flink.runtime.state.internal.InternalKvState;
 import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.IOUtils;
+import org.apache.flink.util.concurrent.ExecutorThreadFactory;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nonnull;
 import javax.annotation.Nullable;
@@ -48,6 +52,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -60,6 +66,8 @@ import java.util.stream.Stream;
  */
 public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(AppendLogKeyedStateBackend.class);
+
     private final HeapKeyedStateBackend<K> heap;
     private final ChangeTracker tracker;
     private final List<LoggedState<K>> states = new ArrayList<>();
@@ -70,6 +78,8 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
     private final LogIndex index;
     private final AppendLogSnapshotStrategy<K> snapshotStrategy;
     @Nullable private final Compactor compactor;
+    /** Deduplicates buffered changes and indexes written batches, off the task's critical path. */
+    private final ExecutorService background;
     private volatile long restoredBytes;
 
     AppendLogKeyedStateBackend(
@@ -97,7 +107,13 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                 compressionDecorator,
                 heap.getKeyContext());
         this.heap = heap;
-        this.tracker = new ChangeTracker(heap.getKeyContext(), changeBufferSize);
+        this.background =
+                Executors.newSingleThreadExecutor(
+                        new ExecutorThreadFactory(
+                                "appendlog-background " + keyGroupRange,
+                                (thread, e) ->
+                                        LOG.warn("Background work of the state log failed", e)));
+        this.tracker = new ChangeTracker(heap.getKeyContext(), changeBufferSize, background);
         this.log = log;
         this.index = index;
         this.snapshotStrategy =
@@ -109,7 +125,8 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                         timers,
                         tracker,
                         log,
-                        index);
+                        index,
+                        background);
         MetricGroup metrics = metricGroup.addGroup("appendlog");
         this.compactor =
                 compaction.enabled()
@@ -322,6 +339,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         if (compactor != null) {
             compactor.close();
         }
+        background.shutdownNow();
         super.dispose();
         heap.dispose();
         IOUtils.closeQuietly(log);

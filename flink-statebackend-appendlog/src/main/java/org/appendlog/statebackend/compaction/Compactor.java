@@ -128,6 +128,7 @@ public final class Compactor implements Closeable {
 
     private void pass(CompactionInput input) throws Exception {
         long start = System.nanoTime();
+        index.awaitUpdates();
         Set<String> referenced = new HashSet<>();
         input.batches.forEach(b -> referenced.add(b.segment()));
         String active = log.activeSegment();

@@ -1,8 +1,12 @@
 package org.appendlog.statebackend.index;
 
 import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.log.BatchLocation;
 
 import org.apache.flink.runtime.state.KeyGroupRange;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -10,6 +14,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 /**
  * The "indexed" part of the log (cf. Bitcask's keydir): where the latest record of every live
@@ -19,10 +24,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class LogIndex {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LogIndex.class);
+
     private final KeyGroupRange keyGroups;
     private final KeyGroupIndex[] perKeyGroup;
     private final Segments segments = new Segments();
     private final ConcurrentHashMap<String, SegmentStats> referenced = new ConcurrentHashMap<>();
+
+    /** Guards the count of index updates still running, and the first that failed. */
+    private final Object updates = new Object();
+    private int pendingUpdates;
+    private Throwable failedUpdate;
 
     public LogIndex(KeyGroupRange keyGroups) {
         this.keyGroups = keyGroups;
@@ -105,6 +117,61 @@ public final class LogIndex {
                         of(keyGroup).put(state, bytes, keyOffset, keyLength, id, length);
                     }
                 });
+    }
+
+    /**
+     * Counts {@code batch}'s bytes now and indexes its records on {@code executor}, so that the
+     * checkpoint that wrote it need not wait; {@link #awaitUpdates} waits for them.
+     */
+    public void batchWrittenLater(BatchBuilder batch, BatchLocation location, Executor executor) {
+        batchAdded(location.segment(), location.length());
+        synchronized (updates) {
+            pendingUpdates++;
+        }
+        try {
+            executor.execute(
+                    () -> {
+                        try {
+                            batchWritten(batch, location.segment());
+                        } catch (Throwable t) {
+                            LOG.error(
+                                    "Could not index batch {}; compaction stops, since it would"
+                                            + " take the batch's records for dead",
+                                    location,
+                                    t);
+                            synchronized (updates) {
+                                failedUpdate = t;
+                            }
+                        } finally {
+                            updateDone();
+                        }
+                    });
+        } catch (RuntimeException e) {
+            updateDone();
+            throw e;
+        }
+    }
+
+    private void updateDone() {
+        synchronized (updates) {
+            pendingUpdates--;
+            updates.notifyAll();
+        }
+    }
+
+    /**
+     * Waits until every batch handed to {@link #batchWrittenLater} is indexed. Compaction calls
+     * it before it judges liveness: a record the index does not know yet would look dead.
+     */
+    public void awaitUpdates() throws IOException, InterruptedException {
+        synchronized (updates) {
+            while (pendingUpdates > 0) {
+                updates.wait();
+            }
+            if (failedUpdate != null) {
+                throw new IOException("The state log's index missed a batch", failedUpdate);
+            }
+        }
     }
 
     /** The segment of the entry's latest record, or null if the entry is not live. */

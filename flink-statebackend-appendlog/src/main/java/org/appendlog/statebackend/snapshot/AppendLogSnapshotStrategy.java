@@ -49,6 +49,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 
 /**
  * Takes checkpoints of the append-log backend.
@@ -73,6 +74,7 @@ public final class AppendLogSnapshotStrategy<K> {
     private final ChangeTracker tracker;
     private final SegmentedLog log;
     private final LogIndex index;
+    private final Executor background;
 
     /** Guards pending, written, base and needsFull. */
     private final Object lock = new Object();
@@ -97,7 +99,8 @@ public final class AppendLogSnapshotStrategy<K> {
             List<LoggedTimers> timers,
             ChangeTracker tracker,
             SegmentedLog log,
-            LogIndex index) {
+            LogIndex index,
+            Executor background) {
         this.backendId = backendId;
         this.keyGroupRange = keyGroupRange;
         this.keySerializer = keySerializer;
@@ -106,6 +109,7 @@ public final class AppendLogSnapshotStrategy<K> {
         this.tracker = tracker;
         this.log = log;
         this.index = index;
+        this.background = background;
         this.base = new ArrayList<>();
     }
 
@@ -285,21 +289,18 @@ public final class AppendLogSnapshotStrategy<K> {
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
                     long materialized = System.nanoTime();
                     if (batch.recordCount() > 0) {
-                        BatchLocation location = log.append(batch);
-                        long synced = System.nanoTime();
-                        index(batch, location);
+                        BatchLocation location = appendAndIndex(batch);
                         batches.add(location);
                         appended = location.length();
                         LOG.debug(
-                                "Checkpoint {} appended {} records ({} bytes) to state log segment {} at offset {}: changes deduplicated in {} ms, written and synced in {} ms, indexed in {} ms",
+                                "Checkpoint {} appended {} records ({} bytes) to state log segment {} at offset {}: changes deduplicated in {} ms, written and synced in {} ms",
                                 checkpointId,
                                 batch.recordCount(),
                                 location.length(),
                                 location.segment(),
                                 location.offset(),
                                 (materialized - start) / 1_000_000,
-                                (synced - materialized) / 1_000_000,
-                                (System.nanoTime() - synced) / 1_000_000);
+                                (System.nanoTime() - materialized) / 1_000_000);
                     }
                     remember(checkpointId, batches, false);
                 }
@@ -379,15 +380,11 @@ public final class AppendLogSnapshotStrategy<K> {
         return batch;
     }
 
+    /** Appends {@code batch}; the index learns of it in the background. */
     private BatchLocation appendAndIndex(BatchBuilder batch) throws IOException {
         BatchLocation location = log.append(batch);
-        index(batch, location);
+        index.batchWrittenLater(batch, location, background);
         return location;
-    }
-
-    private void index(BatchBuilder batch, BatchLocation location) throws IOException {
-        index.batchAdded(location.segment(), location.length());
-        index.batchWritten(batch, location.segment());
     }
 
     /** Serializes every entry of the table snapshots, key group by key group. */

@@ -9,48 +9,55 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executor;
 
 /**
  * The writes of states with immutable values since the last capture, serialized as they happen
  * into an append-only buffer (like the changelog backend's in-memory log): a write costs the task
  * thread a few sequential byte copies and keeps no object alive, and the barrier only swaps the
- * buffer. The asynchronous phase keeps the latest record of each entry ({@link BufferedChanges}),
- * so a key written a million times between two checkpoints is still one record in the log.
+ * buffer. Only the latest record of each entry reaches the log ({@link ChangePartition}), so a key
+ * written a million times between two checkpoints is still one record.
  *
  * <p>Records go to one of {@link #PARTITIONS} partitions by key group, so that each partition is
- * deduplicated with a table and records small enough for the processor's cache. Records are
- * {@code [key group: short][state: short][key and namespace length: int][key and namespace][value
- * length: int, -1 for a removal][value]} and never span chunks. Chunks come back
- * from the asynchronous phase for reuse, so they settle in the old generation instead of being
- * copied by every young collection. When the buffer outgrows {@code limitBytes} (a long checkpoint
- * interval), it is deduplicated in place.
+ * deduplicated with a table and records small enough for the processor's cache. Each chunk a
+ * partition fills goes to {@code deduplicator}, a background thread, which puts its records into
+ * the partition's table while the task goes on; the checkpoint is left with the last chunk of each
+ * partition. Records are {@code [key group: short][state: short][key and namespace length:
+ * int][key and namespace][value length: int, -1 for a removal][value]} and never span chunks.
+ * Chunks come back from the asynchronous phase for reuse, so they settle in the old generation
+ * instead of being copied by every young collection. When the buffer outgrows {@code limitBytes}
+ * (a long checkpoint interval), it is deduplicated in place.
  */
 public final class ChangeBuffer {
 
     static final int CHUNK_BYTES = 1 << BufferedChanges.OFFSET_BITS;
     /** Key groups are spread over this many partitions (key group modulo), deduplicated apart. */
     static final int PARTITIONS = 16;
-    private static final int MAX_POOLED = 256;
+    /** Recycled chunks kept for reuse: 64 MB. */
+    private static final int MAX_POOLED = 2048;
 
-    private final Queue<byte[]> pool = new ConcurrentLinkedQueue<>();
+    private final Queue<byte[]> pool = new ArrayBlockingQueue<>(MAX_POOLED);
     private final DataOutputSerializer scratch = new DataOutputSerializer(256);
+    private final Executor deduplicator;
     private final Partition[] partitions = new Partition[PARTITIONS];
     private long limitBytes;
     private int records;
     private long bytes;
 
-    /** The records of the key groups of one partition, in chunks. */
+    /** The task thread's end of one partition: the chunk being filled. */
     private final class Partition {
-        List<byte[]> chunks = new ArrayList<>();
-        List<Integer> used = new ArrayList<>();
+        ChangePartition changes = new ChangePartition();
+        int chunks;
         byte[] chunk;
         int position;
 
         void append(byte[] record, int offset, int length) {
             if (chunk == null || position + length > chunk.length) {
-                close();
-                if (chunks.size() + 1 >= BufferedChanges.MAX_CHUNKS) {
+                if (close()) {
+                    deduplicator.execute(changes::catchUp);
+                }
+                if (chunks + 1 >= BufferedChanges.MAX_CHUNKS) {
                     throw new IllegalStateException(
                             "The appendlog change buffer holds "
                                     + bytes
@@ -65,19 +72,35 @@ public final class ChangeBuffer {
             position += length;
         }
 
-        void close() {
+        /** Hands the current chunk over, if it holds records; returns whether it did. */
+        boolean close() {
+            boolean handed = false;
             if (chunk != null && position > 0) {
-                chunks.add(chunk);
-                used.add(position);
+                changes.add(chunk, position);
+                chunks++;
+                handed = true;
             } else if (chunk != null) {
                 recycle(chunk);
             }
             chunk = null;
+            return handed;
+        }
+
+        ChangePartition drain() {
+            close();
+            ChangePartition drained = changes;
+            changes = new ChangePartition();
+            chunks = 0;
+            return drained;
         }
     }
 
-    public ChangeBuffer(long limitBytes) {
+    /**
+     * @param deduplicator runs the deduplication of filled chunks, off the task thread
+     */
+    public ChangeBuffer(long limitBytes, Executor deduplicator) {
         this.limitBytes = limitBytes;
+        this.deduplicator = deduplicator;
         for (int i = 0; i < PARTITIONS; i++) {
             partitions[i] = new Partition();
         }
@@ -122,19 +145,14 @@ public final class ChangeBuffer {
 
     /** Hands over the records written so far and starts an empty buffer. */
     public BufferedChanges drain() {
-        List<List<byte[]>> chunks = new ArrayList<>(PARTITIONS);
-        List<List<Integer>> used = new ArrayList<>(PARTITIONS);
+        List<ChangePartition> drained = new ArrayList<>(PARTITIONS);
         for (Partition partition : partitions) {
-            partition.close();
-            chunks.add(partition.chunks);
-            used.add(partition.used);
-            partition.chunks = new ArrayList<>();
-            partition.used = new ArrayList<>();
+            drained.add(partition.drain());
         }
-        BufferedChanges drained = new BufferedChanges(chunks, used, records, this);
+        BufferedChanges changes = new BufferedChanges(drained, records, this);
         records = 0;
         bytes = 0;
-        return drained;
+        return changes;
     }
 
     /** Keeps only the latest record of each entry; grows the limit if that did not halve it. */
@@ -148,8 +166,8 @@ public final class ChangeBuffer {
     }
 
     void recycle(byte[] spent) {
-        if (spent.length == CHUNK_BYTES && pool.size() < MAX_POOLED) {
-            pool.offer(spent);
+        if (spent.length == CHUNK_BYTES) {
+            pool.offer(spent); // dropped if the pool is full
         }
     }
 

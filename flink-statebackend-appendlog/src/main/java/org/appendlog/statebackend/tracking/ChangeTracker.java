@@ -8,6 +8,7 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.Executor;
 
 /**
  * What changed since the last capture, on the task thread. A write of an immutable value is
@@ -23,9 +24,13 @@ public final class ChangeTracker {
     private Set<EntryRef> marked = new HashSet<>();
     private EntryRef lastMarked;
 
-    public ChangeTracker(InternalKeyContext<?> keyContext, long bufferLimitBytes) {
+    /**
+     * @param deduplicator deduplicates the logged writes off the task thread, as they accumulate
+     */
+    public ChangeTracker(
+            InternalKeyContext<?> keyContext, long bufferLimitBytes, Executor deduplicator) {
         this.keyContext = keyContext;
-        this.buffer = new ChangeBuffer(bufferLimitBytes);
+        this.buffer = new ChangeBuffer(bufferLimitBytes, deduplicator);
     }
 
     /** Marks the entry of the current key under {@code namespace} in state {@code stateId}. */

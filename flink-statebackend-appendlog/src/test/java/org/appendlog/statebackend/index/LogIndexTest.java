@@ -1,16 +1,26 @@
 package org.appendlog.statebackend.index;
 
+import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.log.BatchLocation;
+
 import org.apache.flink.runtime.state.KeyGroupRange;
 
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The index against a plain map: random writes, removals and compaction moves over many entries
@@ -73,5 +83,60 @@ class LogIndexTest {
                     .as(segment)
                     .isEqualTo(liveBytes.getOrDefault(segment, 0L));
         }
+    }
+
+    /** Compaction must not judge liveness before the index knows every written batch. */
+    @Test
+    void awaitUpdatesWaitsForBatchesIndexedInTheBackground() throws Exception {
+        LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
+        BatchBuilder batch = new BatchBuilder(7, KeyGroupRange.of(0, 3), List.of("count"));
+        byte[] key = "word".getBytes(StandardCharsets.UTF_8);
+        byte[] value = {42};
+        batch.add(2, 7, 0, key, 0, key.length, value, 0, value.length);
+        List<Runnable> queued = new ArrayList<>();
+        index.batchWrittenLater(
+                batch, new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)), queued::add);
+        assertThat(index.latestSegment(2, 0, key, 0, key.length)).isNull();
+
+        CompletableFuture<Void> awaited =
+                CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                index.awaitUpdates();
+                            } catch (Exception e) {
+                                throw new CompletionException(e);
+                            }
+                        });
+        Thread.sleep(200);
+        assertThat(awaited).isNotDone();
+        queued.forEach(Runnable::run);
+        awaited.get(10, TimeUnit.SECONDS);
+        assertThat(index.latestSegment(2, 0, key, 0, key.length)).isEqualTo("s0");
+        assertThat(index.stats("s0").totalBytes()).isEqualTo(100);
+    }
+
+    /** A batch that never reaches the background thread does not leave compaction waiting. */
+    @Test
+    void aRejectedUpdateIsNotAwaited() throws Exception {
+        LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
+        BatchBuilder batch = new BatchBuilder(7, KeyGroupRange.of(0, 3), List.of("count"));
+        assertThatThrownBy(
+                        () ->
+                                index.batchWrittenLater(
+                                        batch,
+                                        new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)),
+                                        task -> {
+                                            throw new RejectedExecutionException("shut down");
+                                        }))
+                .isInstanceOf(RejectedExecutionException.class);
+        CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                index.awaitUpdates();
+                            } catch (Exception e) {
+                                throw new CompletionException(e);
+                            }
+                        })
+                .get(10, TimeUnit.SECONDS);
     }
 }

@@ -7,12 +7,16 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,21 +32,47 @@ class ChangeBufferTest {
     @SuppressWarnings("unchecked")
     private static final TypeSerializer<Object> VALUES = (TypeSerializer<Object>) (TypeSerializer<?>) StringSerializer.INSTANCE;
 
+    private ExecutorService deduplicator;
+
+    @BeforeEach
+    void startDeduplicator() {
+        deduplicator = Executors.newSingleThreadExecutor();
+    }
+
+    @AfterEach
+    void stopDeduplicator() {
+        deduplicator.shutdownNow();
+    }
+
     @Test
     void keepsTheLatestWriteOfEachEntryAcrossChunks() throws IOException {
-        assertLatestKept(Long.MAX_VALUE, 400_000);
+        assertLatestKept(new ChangeBuffer(Long.MAX_VALUE, deduplicator), 400_000);
     }
 
     @Test
     void deduplicatesInPlaceWhenOverItsLimit() throws IOException {
-        assertLatestKept(2L << 20, 400_000);
+        assertLatestKept(new ChangeBuffer(2L << 20, deduplicator), 400_000);
+    }
+
+    /** Without a background thread, the barrier deduplicates every chunk itself. */
+    @Test
+    void keepsTheLatestWriteWhenNothingDeduplicatesInTheBackground() throws IOException {
+        assertLatestKept(new ChangeBuffer(Long.MAX_VALUE, task -> {}), 400_000);
+    }
+
+    /** Buffers drained one after another, each while the background thread may still work on it. */
+    @Test
+    void eachDrainHoldsTheWritesSinceThePreviousOne() throws IOException {
+        ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
+        for (int round = 0; round < 5; round++) {
+            assertLatestKept(buffer, 100_000 + round);
+        }
     }
 
     /** Writes to 2 states x 20 000 keys, removals and records larger than a chunk, in a random order. */
-    private static void assertLatestKept(long limit, int writes) throws IOException {
-        ChangeBuffer buffer = new ChangeBuffer(limit);
+    private static void assertLatestKept(ChangeBuffer buffer, int writes) throws IOException {
         Map<String, String> expected = new HashMap<>();
-        Random random = new Random(7);
+        Random random = new Random(writes);
         String big = "x".repeat(ChangeBuffer.CHUNK_BYTES + 10);
         for (int i = 0; i < writes; i++) {
             int state = random.nextInt(2);
