@@ -62,6 +62,32 @@ class IncrementalCheckpointTest {
         assertRestores(stateBackend, registry, second, 100_000, key -> key % 100 == 0 ? (long) -key : key);
     }
 
+    /**
+     * The full size a checkpoint reports is what its segments hold now, although an earlier
+     * checkpoint first referred to the same, then shorter, segment.
+     */
+    @Test
+    void aCheckpointReportsTheFullSizeOfTheSegmentsItRefersTo() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        try (BackendHarness harness = BackendHarness.open(stateBackend, BackendHarness.newRegistry())) {
+            for (int key = 0; key < 10_000; key++) {
+                harness.put(key, key);
+            }
+            IncrementalRemoteKeyedStateHandle first = harness.checkpoint(1);
+            long afterFirst = segmentBytes();
+            for (int key = 0; key < 10_000; key += 10) {
+                harness.put(key, -key);
+            }
+            IncrementalRemoteKeyedStateHandle second = harness.checkpointThatNeverCompletes(2);
+            assertThat(segmentBytes()).isGreaterThan(afterFirst);
+            assertThat(second.getSharedStateHandles()).hasSize(1);
+            assertThat(second.getStateSize())
+                    .isEqualTo(segmentBytes() + second.getMetaDataStateHandle().getStateSize());
+            assertThat(first.getSharedStateHandles().get(0).getHandle())
+                    .isEqualTo(second.getSharedStateHandles().get(0).getHandle());
+        }
+    }
+
     @Test
     void removedEntriesStayRemovedAfterRestore() throws Exception {
         AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());

@@ -14,15 +14,18 @@ import org.slf4j.LoggerFactory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The writer's view of the log: it appends batches to the active segment, one sync per batch,
  * rolls segments at the size threshold, and hands out the state handle of each segment.
  *
- * <p>A segment's handle is created once, when a checkpoint first refers to it, and the same
- * (equal) handle is used by every later checkpoint, as Flink's {@code SharedStateRegistry}
- * requires; the registry deletes the file once no retained checkpoint refers to it.
+ * <p>Every checkpoint gets an equal handle for a segment (Flink's {@code SharedStateRegistry}
+ * identifies file handles by their path and keeps the first one registered), carrying the
+ * segment's size as of that checkpoint, so that checkpoints report the state's real size. The
+ * registry deletes the file once no retained checkpoint refers to it.
  */
 public final class SegmentedLog implements Closeable {
 
@@ -36,7 +39,10 @@ public final class SegmentedLog implements Closeable {
 
     private final Map<String, Path> ownSegments = new HashMap<>();
     private final Map<String, Long> segmentEnds = new HashMap<>();
-    private final Map<String, StreamStateHandle> handles = new HashMap<>();
+    /** Own segments that some checkpoint refers to. */
+    private final Set<String> handedOut = new HashSet<>();
+    /** Segments of a restored checkpoint, never appended to: the handles they came with. */
+    private final Map<String, StreamStateHandle> adopted = new HashMap<>();
     private LogSegment active;
     private int nextSequence;
     private int nextRun;
@@ -125,7 +131,7 @@ public final class SegmentedLog implements Closeable {
      */
     public synchronized void deleteUnreferenced() {
         for (Map.Entry<String, Path> segment : ownSegments.entrySet()) {
-            if (!handles.containsKey(segment.getKey())) {
+            if (!referenced(segment.getKey())) {
                 deleteQuietly(segment.getValue());
             }
         }
@@ -135,7 +141,7 @@ public final class SegmentedLog implements Closeable {
     public synchronized void discardRun(String segment) {
         Path path = ownSegments.remove(segment);
         segmentEnds.remove(segment);
-        if (path != null && !handles.containsKey(segment)) {
+        if (path != null && !referenced(segment)) {
             deleteQuietly(path);
         }
     }
@@ -156,23 +162,27 @@ public final class SegmentedLog implements Closeable {
         LOG.debug("Closed state log segment {}", closing.path);
     }
 
-    /** The handle under which checkpoints refer to {@code segment}. */
+    /** The handle under which a checkpoint refers to {@code segment} now. */
     public synchronized StreamStateHandle handle(String segment) {
-        StreamStateHandle handle = handles.get(segment);
-        if (handle == null) {
-            Path path = ownSegments.get(segment);
-            if (path == null) {
-                throw new IllegalStateException("Unknown state log segment " + segment);
-            }
-            handle = new FileStateHandle(path, segmentEnds.getOrDefault(segment, 0L));
-            handles.put(segment, handle);
+        StreamStateHandle restored = adopted.get(segment);
+        if (restored != null) {
+            return restored;
         }
-        return handle;
+        Path path = ownSegments.get(segment);
+        if (path == null) {
+            throw new IllegalStateException("Unknown state log segment " + segment);
+        }
+        handedOut.add(segment);
+        return new FileStateHandle(path, segmentEnds.getOrDefault(segment, 0L));
     }
 
     /** Segments of a restored checkpoint keep the handles under which they were registered. */
     public synchronized void adopt(String segment, StreamStateHandle handle) {
-        handles.putIfAbsent(segment, handle);
+        adopted.putIfAbsent(segment, handle);
+    }
+
+    private boolean referenced(String segment) {
+        return handedOut.contains(segment) || adopted.containsKey(segment);
     }
 
     /** The segment batches are appended to now, or null between segments. */
