@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -277,6 +278,7 @@ public final class Compactor implements Closeable {
             perKeyGroup.add(new ArrayList<>());
         }
         Map<Batch, int[]> stateIds = new IdentityHashMap<>();
+        Function<Batch, int[]> mapStates = batch -> stateIds(batch, input.stateIds);
         long read =
                 LogScanner.read(
                         batches,
@@ -288,9 +290,7 @@ public final class Compactor implements Closeable {
                                         .add(
                                                 new Piece(
                                                         batch,
-                                                        stateIds.computeIfAbsent(
-                                                                batch,
-                                                                b -> stateIds(b, input.stateIds)),
+                                                        stateIds.computeIfAbsent(batch, mapStates),
                                                         bytes,
                                                         offset,
                                                         length,
@@ -305,15 +305,16 @@ public final class Compactor implements Closeable {
             if (pieces.isEmpty()) {
                 continue;
             }
-            // Per entry, the latest record among the compacted batches is the candidate (of equal
-            // checkpoint ids the later read); a value candidate is copied if the index places its
-            // entry's latest record in a compacted segment. Most records are dead, so a value
-            // record whose entry the index places elsewhere is skipped before deduplication: it
-            // could only win to be dropped. Unless its entry has a tombstone here, which it may
-            // outrank (and so keep from being copied): such entries' values all compete, hence
-            // the tombstones are gathered first. The index only ever moves an entry's latest
-            // record out of the compacted segments, so a skipped record's entry is not copied
-            // later either; the final check below is the one that decides, as it always was.
+            // Per entry, the candidate is its latest record here (highest checkpoint id, of equal
+            // ones the later read); a value candidate is copied if the index places the entry's
+            // latest record in a compacted segment (asked again at the end, as always), a
+            // tombstone if an older record may remain. Most records are dead, so a value record
+            // whose entry the index places elsewhere is skipped before deduplication: as the
+            // candidate it would be dropped. It still competes only if its entry has a tombstone
+            // here, which it may outrank and so keep from being copied; hence tombstones are
+            // gathered first. The index moves entries out of the compacted segments, never in,
+            // so every record of an entry that is copied gets offered: the same candidates, in
+            // the same (first read) order, as when every record was deduplicated.
             tombstones.clear();
             for (Piece piece : pieces) {
                 piece.walkFrom(cursor, piece.offset);
