@@ -13,7 +13,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -122,6 +125,51 @@ class CompactionTest {
             for (int key = 0; key < KEYS; key++) {
                 assertThat(restored.get(key)).isEqualTo((long) key * 1000 + 200);
             }
+        }
+    }
+
+    @Test
+    void deletedKeysStayDeletedAndKeysPutBackAfterADeleteComeBack() throws Exception {
+        // Keys are deleted and put back at random, so the compacted segments hold tombstones both
+        // older and newer than values of their key: each must win or lose to them as written.
+        // Keys written once and never again keep their segments live and uncompacted: those
+        // hold older records of every key group, so tombstones must be copied into the runs.
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        Map<Integer, Long> expected = new HashMap<>();
+        Random random = new Random(3);
+        IncrementalRemoteKeyedStateHandle last = null;
+        long compactions;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = KEYS; key < 2 * KEYS; key++) {
+                harness.put(key, key);
+                expected.put(key, (long) key);
+            }
+            harness.checkpoint(1);
+            for (int c = 2; c <= 40; c++) {
+                for (int key = 0; key < KEYS; key++) {
+                    int roll = random.nextInt(10);
+                    if (roll < 2) {
+                        harness.remove(key);
+                        expected.remove(key);
+                    } else if (roll < 5) {
+                        harness.put(key, (long) key * 1000 + c);
+                        expected.put(key, (long) key * 1000 + c);
+                    }
+                }
+                last = harness.checkpoint(c);
+                harness.awaitCompaction();
+            }
+            compactions = passes(harness);
+        }
+        assertThat(compactions).isPositive();
+        assertThat(expected.size()).isBetween(KEYS + KEYS / 2, 2 * KEYS - 1);
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(last))) {
+            for (int key = 0; key < 2 * KEYS; key++) {
+                assertThat(restored.get(key)).as("key %d", key).isEqualTo(expected.get(key));
+            }
+            assertThat(restored.backend.index().liveEntries()).isEqualTo(expected.size());
         }
     }
 

@@ -5,11 +5,9 @@ import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchLocation;
-import org.appendlog.statebackend.log.KeyBytes;
-import org.appendlog.statebackend.log.LogRecord;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
-import org.appendlog.statebackend.log.LogScanner.ScannedRecord;
+import org.appendlog.statebackend.log.RecordCursor;
 import org.appendlog.statebackend.log.SegmentedLog;
 
 import org.apache.flink.metrics.MetricGroup;
@@ -21,8 +19,8 @@ import org.slf4j.LoggerFactory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -220,33 +219,49 @@ public final class Compactor implements Closeable {
         }
     }
 
-    /** An entry as its records identify it: state and serialized key and namespace. */
-    private static final class EntryKey {
-        final int state;
-        final byte[] keyAndNamespace;
-        final int hash;
+    /** The records of one key group in one batch, as read: they are walked where they lie. */
+    private static final class Piece {
+        final Batch batch;
+        /** Per state id of the batch, the state's id in this backend; -1 if it has none. */
+        final int[] stateIds;
+        final byte[] bytes;
+        final int offset;
+        final int length;
+        final long fileOffset;
 
-        EntryKey(int state, byte[] keyAndNamespace) {
-            this.state = state;
-            this.keyAndNamespace = keyAndNamespace;
-            this.hash = KeyBytes.hash(state, keyAndNamespace, 0, keyAndNamespace.length);
+        Piece(Batch batch, int[] stateIds, byte[] bytes, int offset, int length, long fileOffset) {
+            this.batch = batch;
+            this.stateIds = stateIds;
+            this.bytes = bytes;
+            this.offset = offset;
+            this.length = length;
+            this.fileOffset = fileOffset;
         }
 
-        @Override
-        public boolean equals(Object o) {
-            if (!(o instanceof EntryKey)) {
-                return false;
+        /** Positions {@code cursor} before the record at {@code at}. */
+        RecordCursor walkFrom(RecordCursor cursor, int at) {
+            return cursor.reset(
+                    bytes, at, offset + length - at, batch.file(), fileOffset + (at - offset));
+        }
+
+        /** The backend's id of the state of the record under {@code cursor}. */
+        int state(RecordCursor cursor) throws IOException {
+            int id = cursor.stateId();
+            String name = batch.stateName(id, cursor.fileOffset());
+            if (stateIds[id] < 0) {
+                throw new IOException("State '" + name + "' in " + batch.file() + " is unknown");
             }
-            EntryKey other = (EntryKey) o;
-            return hash == other.hash
-                    && state == other.state
-                    && Arrays.equals(keyAndNamespace, other.keyAndNamespace);
+            return stateIds[id];
         }
+    }
 
-        @Override
-        public int hashCode() {
-            return hash;
+    private static int[] stateIds(Batch batch, Map<String, Integer> ids) {
+        List<String> names = batch.index.stateNames;
+        int[] result = new int[names.size()];
+        for (int i = 0; i < result.length; i++) {
+            result[i] = ids.getOrDefault(names.get(i), -1);
         }
+        return result;
     }
 
     private Slice compactSlice(
@@ -258,54 +273,123 @@ public final class Compactor implements Closeable {
             IoThrottle throttle,
             long runCheckpoint)
             throws Exception {
-        long[] read = {0};
-        Map<Integer, List<ScannedRecord>> perKeyGroup =
-                LogScanner.scan(batches, slice, throttle::acquire, read);
+        int firstKg = slice.getStartKeyGroup();
+        List<List<Piece>> perKeyGroup = new ArrayList<>();
+        for (int kg = firstKg; kg <= slice.getEndKeyGroup(); kg++) {
+            perKeyGroup.add(new ArrayList<>());
+        }
+        Map<Batch, int[]> stateIds = new IdentityHashMap<>();
+        Function<Batch, int[]> mapStates = batch -> stateIds(batch, input.stateIds);
+        long read =
+                LogScanner.read(
+                        batches,
+                        slice,
+                        throttle::acquire,
+                        (batch, kg, bytes, offset, length, fileOffset) ->
+                                perKeyGroup
+                                        .get(kg - firstKg)
+                                        .add(
+                                                new Piece(
+                                                        batch,
+                                                        stateIds.computeIfAbsent(batch, mapStates),
+                                                        bytes,
+                                                        offset,
+                                                        length,
+                                                        fileOffset)));
         Slice result = new Slice(new BatchBuilder(runCheckpoint, owned, input.stateNames));
-        result.bytesRead = read[0];
-        for (int kg = slice.getStartKeyGroup(); kg <= slice.getEndKeyGroup(); kg++) {
-            List<ScannedRecord> records = perKeyGroup.get(kg);
-            if (records == null) {
+        result.bytesRead = read;
+        RecordCursor cursor = new RecordCursor();
+        LatestRecords tombstones = new LatestRecords();
+        LatestRecords latest = new LatestRecords();
+        for (int kg = firstKg; kg <= slice.getEndKeyGroup(); kg++) {
+            List<Piece> pieces = perKeyGroup.get(kg - firstKg);
+            if (pieces.isEmpty()) {
                 continue;
             }
-            // Per entry, the latest record among the compacted batches.
-            Map<EntryKey, ScannedRecord> latest = new LinkedHashMap<>();
-            for (ScannedRecord r : records) {
-                String name = r.stateName();
-                Integer id = input.stateIds.get(name);
-                if (id == null) {
-                    throw new IOException("State '" + name + "' in " + r.batch.file() + " is unknown");
-                }
-                EntryKey entry = new EntryKey(id, r.record.keyAndNamespace);
-                ScannedRecord previous = latest.get(entry);
-                if (previous == null || previous.record.checkpointId <= r.record.checkpointId) {
-                    latest.put(entry, r);
+            // Per entry, the candidate is its latest record here (highest checkpoint id, of equal
+            // ones the later read); a value candidate is copied if the index places the entry's
+            // latest record in a compacted segment (asked again at the end, as always), a
+            // tombstone if an older record may remain. Most records are dead, so a value record
+            // whose entry the index places elsewhere is skipped before deduplication: as the
+            // candidate it would be dropped. It still competes only if its entry has a tombstone
+            // here, which it may outrank and so keep from being copied; hence tombstones are
+            // gathered first. The index moves entries out of the compacted segments, never in,
+            // so every record of an entry that is copied gets offered: the same candidates, in
+            // the same (first read) order, as when every record was deduplicated.
+            tombstones.clear();
+            for (Piece piece : pieces) {
+                piece.walkFrom(cursor, piece.offset);
+                while (cursor.next()) {
+                    if (cursor.isTombstone()) {
+                        tombstones.offer(
+                                piece.state(cursor),
+                                cursor.bytes(),
+                                cursor.keyOffset(),
+                                cursor.keyLength(),
+                                cursor.checkpointId(),
+                                cursor.offset());
+                    }
                 }
             }
-            for (Map.Entry<EntryKey, ScannedRecord> e : latest.entrySet()) {
-                EntryKey entry = e.getKey();
-                LogRecord record = e.getValue().record;
-                byte[] key = record.keyAndNamespace;
+            latest.clear();
+            for (int p = 0; p < pieces.size(); p++) {
+                Piece piece = pieces.get(p);
+                piece.walkFrom(cursor, piece.offset);
+                while (cursor.next()) {
+                    int state = piece.state(cursor);
+                    byte[] bytes = cursor.bytes();
+                    int keyOffset = cursor.keyOffset();
+                    int keyLength = cursor.keyLength();
+                    if (cursor.isTombstone()
+                            || latestIn(compacted, kg, state, bytes, keyOffset, keyLength)
+                            || (!tombstones.isEmpty()
+                                    && tombstones.contains(state, bytes, keyOffset, keyLength))) {
+                        latest.offer(
+                                state,
+                                bytes,
+                                keyOffset,
+                                keyLength,
+                                cursor.checkpointId(),
+                                ((long) p << 32) | cursor.offset());
+                    }
+                }
+            }
+            for (int entry = 0; entry < latest.size(); entry++) {
+                long position = latest.position(entry);
+                pieces.get((int) (position >>> 32)).walkFrom(cursor, (int) position).next();
+                int state = latest.state(entry);
+                boolean tombstone = cursor.isTombstone();
                 boolean copy =
-                        record.isTombstone()
-                                ? olderRecordMayRemain(kept, kg, record.checkpointId)
-                                : compacted.contains(
-                                        index.latestSegment(kg, entry.state, key, 0, key.length));
+                        tombstone
+                                ? olderRecordMayRemain(kept, kg, cursor.checkpointId())
+                                : latestIn(
+                                        compacted,
+                                        kg,
+                                        state,
+                                        cursor.bytes(),
+                                        cursor.keyOffset(),
+                                        cursor.keyLength());
                 if (copy) {
                     result.records.add(
                             kg,
-                            record.checkpointId,
-                            entry.state,
-                            key,
-                            0,
-                            key.length,
-                            record.value,
-                            0,
-                            record.value == null ? 0 : record.value.length);
+                            cursor.checkpointId(),
+                            state,
+                            cursor.bytes(),
+                            cursor.keyOffset(),
+                            cursor.keyLength(),
+                            tombstone ? null : cursor.bytes(),
+                            cursor.valueOffset(),
+                            tombstone ? 0 : cursor.valueLength());
                 }
             }
         }
         return result;
+    }
+
+    /** Whether the index places the entry's latest record in a compacted segment. */
+    private boolean latestIn(
+            Set<String> compacted, int kg, int state, byte[] key, int offset, int length) {
+        return compacted.contains(index.latestSegment(kg, state, key, offset, length));
     }
 
     /** Whether a batch that stays may hold a record of key group {@code kg} older than {@code id}. */

@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.index;
 
+import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.log.KeyBytes;
 
 import java.util.Arrays;
@@ -9,9 +10,9 @@ import java.util.Set;
  * For the live entries of one key group: the segment and length of each entry's latest record,
  * keyed by the entry's state and serialized key and namespace (Bitcask's keydir, in arrays rather
  * than objects, so that two million entries cost the garbage collector a few arrays, not millions
- * of objects). An open-addressing table with linear probing holds per slot the key's hash and the
- * entry's number; per entry number, arrays hold where its key bytes are in an arena, the segment
- * number and the record length. Key groups are indexed separately so that restore threads, which
+ * of objects). An open-addressing table with linear probing ({@link HashSlots}) holds per slot the
+ * key's hash and the entry's number; per entry number, arrays hold where its key bytes are in an
+ * arena, the segment number and the record length. Key groups are indexed separately so that restore threads, which
  * own disjoint key groups, never contend; the lock per key group orders checkpoint writers and the
  * compactor.
  */
@@ -55,9 +56,9 @@ final class KeyGroupIndex {
         int entry = newEntry(state, key, offset, length);
         segmentOf[entry] = segment;
         recordLength[entry] = record;
-        insert(slots, hash, entry);
+        HashSlots.insert(slots, HashSlots.occupant(hash, entry + 1));
         if (++size > slots.length / 2) {
-            rehash(slots.length * 2);
+            slots = HashSlots.doubled(slots);
         }
     }
 
@@ -107,7 +108,7 @@ final class KeyGroupIndex {
         int mask = slots.length - 1;
         for (int slot = hash & mask; slots[slot] != 0; slot = (slot + 1) & mask) {
             long occupant = slots[slot];
-            if ((int) (occupant >>> 32) == hash && sameKey(entryOf(occupant), state, key, offset, length)) {
+            if (HashSlots.hashOf(occupant) == hash && sameKey(entryOf(occupant), state, key, offset, length)) {
                 return slot;
             }
         }
@@ -122,17 +123,8 @@ final class KeyGroupIndex {
                 && Arrays.equals(arena, at + 2, at + 2 + length, key, offset, offset + length);
     }
 
-    private static void insert(long[] table, int hash, int entry) {
-        int mask = table.length - 1;
-        int slot = hash & mask;
-        while (table[slot] != 0) {
-            slot = (slot + 1) & mask;
-        }
-        table[slot] = ((long) hash << 32) | (entry + 1L);
-    }
-
     private static int entryOf(long occupant) {
-        return (int) (occupant & 0xffffffffL) - 1;
+        return HashSlots.lowOf(occupant) - 1;
     }
 
     /** Backward-shift deletion: later slots of the probe run move up, so no tombstones remain. */
@@ -145,7 +137,7 @@ final class KeyGroupIndex {
             if (occupant == 0) {
                 break;
             }
-            int home = (int) (occupant >>> 32) & mask;
+            int home = HashSlots.hashOf(occupant) & mask;
             boolean staysBehindHole =
                     hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
             if (!staysBehindHole) {
@@ -154,16 +146,6 @@ final class KeyGroupIndex {
             }
         }
         slots[hole] = 0;
-    }
-
-    private void rehash(int capacity) {
-        long[] grown = new long[capacity];
-        for (long occupant : slots) {
-            if (occupant != 0) {
-                insert(grown, (int) (occupant >>> 32), entryOf(occupant));
-            }
-        }
-        slots = grown;
     }
 
     private int newEntry(int state, byte[] key, int offset, int length) {

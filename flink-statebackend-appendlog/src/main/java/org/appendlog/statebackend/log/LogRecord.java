@@ -1,6 +1,5 @@
 package org.appendlog.statebackend.log;
 
-import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 import java.io.DataInput;
@@ -18,7 +17,7 @@ import java.io.IOException;
  * </pre>
  *
  * Variable-length integers (7 bits a byte, low bits first): a word count's record is about 23
- * bytes instead of 37 with fixed-width fields.
+ * bytes instead of 37 with fixed-width fields. {@link RecordCursor} reads records in place.
  */
 public final class LogRecord {
 
@@ -89,41 +88,19 @@ public final class LogRecord {
     /** Visits the records of {@code keyGroup} encoded in {@code bytes[0, length)}, in order. */
     static void forEach(int keyGroup, byte[] bytes, int length, EncodedVisitor visitor)
             throws IOException {
-        DataInputDeserializer in = new DataInputDeserializer(bytes, 0, length);
-        while (in.available() > 0) {
-            int start = in.getPosition();
-            readVar(in);
-            int stateId = (int) readVar(in);
-            int keyLength = (int) readVar(in);
-            int keyOffset = in.getPosition();
-            in.skipBytesToRead(keyLength);
-            int valueLength = (int) readVar(in) - 1;
-            if (valueLength > 0) {
-                in.skipBytesToRead(valueLength);
-            }
+        RecordCursor records =
+                new RecordCursor()
+                        .reset(bytes, 0, length, "batch in memory, key group " + keyGroup, 0);
+        while (records.next()) {
             visitor.accept(
                     keyGroup,
-                    stateId,
+                    records.stateId(),
                     bytes,
-                    keyOffset,
-                    keyLength,
-                    in.getPosition() - start,
-                    valueLength < 0);
+                    records.keyOffset(),
+                    records.keyLength(),
+                    records.encodedLength(),
+                    records.isTombstone());
         }
-    }
-
-    public static LogRecord read(DataInput in) throws IOException {
-        long checkpointId = readVar(in);
-        int stateId = (int) readVar(in);
-        byte[] keyNs = new byte[checkedLength(readVar(in))];
-        in.readFully(keyNs);
-        long valueLength = readVar(in) - 1;
-        byte[] value = null;
-        if (valueLength >= 0) {
-            value = new byte[checkedLength(valueLength)];
-            in.readFully(value);
-        }
-        return new LogRecord(checkpointId, stateId, keyNs, value);
     }
 
     /** Skips one record of {@code in}. */
@@ -143,7 +120,7 @@ public final class LogRecord {
         }
     }
 
-    private static int checkedLength(long length) throws IOException {
+    static int checkedLength(long length) throws IOException {
         if (length < 0 || length > Integer.MAX_VALUE) {
             throw new IOException("impossible length " + length);
         }
@@ -158,7 +135,7 @@ public final class LogRecord {
         out.writeByte((int) v);
     }
 
-    private static long readVar(DataInput in) throws IOException {
+    static long readVar(DataInput in) throws IOException {
         long v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             byte b = in.readByte();

@@ -3,7 +3,6 @@ package org.appendlog.statebackend.log;
 import org.appendlog.statebackend.log.BatchFormat.BatchIndex;
 
 import org.apache.flink.core.fs.FSDataInputStream;
-import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
@@ -26,6 +25,8 @@ import java.util.function.Function;
  * Reads batches key group by key group, for restore and for compaction: verifies each batch's
  * header and footer, then reads a contiguous slice of key groups from every batch in one
  * sequential read per batch, checking each key group's CRC. Slices can be scanned in parallel.
+ * Compaction walks the records where they were read ({@link #read}); restore decodes them into
+ * {@link LogRecord}s ({@link #scan}).
  */
 public final class LogScanner {
 
@@ -35,10 +36,12 @@ public final class LogScanner {
     public static final class Batch {
         public final StreamStateHandle segment;
         public final BatchIndex index;
+        private final String file;
 
         Batch(StreamStateHandle segment, BatchIndex index) {
             this.segment = segment;
             this.index = index;
+            this.file = describe(segment);
         }
 
         public BatchLocation location() {
@@ -46,7 +49,17 @@ public final class LogScanner {
         }
 
         public String file() {
-            return describe(segment);
+            return file;
+        }
+
+        /** The name of state {@code stateId} of a record at {@code fileOffset} of this batch. */
+        public String stateName(int stateId, long fileOffset) throws CorruptLogException {
+            List<String> names = index.stateNames;
+            if (stateId >= names.size()) {
+                throw new CorruptLogException(
+                        file(), fileOffset, "record refers to unknown state id " + stateId);
+            }
+            return names.get(stateId);
         }
     }
 
@@ -63,12 +76,7 @@ public final class LogScanner {
         }
 
         public String stateName() throws CorruptLogException {
-            List<String> names = batch.index.stateNames;
-            if (record.stateId >= names.size()) {
-                throw new CorruptLogException(
-                        batch.file(), fileOffset, "record refers to unknown state id " + record.stateId);
-            }
-            return names.get(record.stateId);
+            return batch.stateName(record.stateId, fileOffset);
         }
     }
 
@@ -133,15 +141,21 @@ public final class LogScanner {
         }
     }
 
+    /** Receives the verified records of one key group of one batch, still encoded. */
+    @FunctionalInterface
+    public interface KeyGroupReader {
+        void accept(Batch batch, int keyGroup, byte[] bytes, int offset, int length, long fileOffset)
+                throws IOException;
+    }
+
     /**
-     * Reads the key groups of {@code slice} from every batch, in the order of {@code batches},
-     * and returns each key group's records in that order. Adds the bytes read to {@code
-     * bytesRead[0]}.
+     * Reads the key groups of {@code slice} from every batch, in the order of {@code batches}, and
+     * hands each non-empty key group's verified bytes to {@code reader}. Returns the bytes read.
      */
-    public static Map<Integer, List<ScannedRecord>> scan(
-            List<Batch> batches, KeyGroupRange slice, ReadGate gate, long[] bytesRead)
+    public static long read(
+            List<Batch> batches, KeyGroupRange slice, ReadGate gate, KeyGroupReader reader)
             throws IOException, InterruptedException {
-        Map<Integer, List<ScannedRecord>> perKeyGroup = new HashMap<>();
+        long bytesRead = 0;
         Map<StreamStateHandle, FSDataInputStream> open = new HashMap<>();
         try {
             for (Batch batch : batches) {
@@ -166,33 +180,41 @@ public final class LogScanner {
                         part.getStartKeyGroup(),
                         part.getEndKeyGroup(),
                         (kg, data, offset, length, fileOffset) ->
-                                decode(data, offset, length, fileOffset, batch,
-                                        perKeyGroup.computeIfAbsent(kg, k -> new ArrayList<>())));
-                bytesRead[0] += size;
+                                reader.accept(batch, kg, data, offset, length, fileOffset));
+                bytesRead += size;
             }
         } finally {
             open.values().forEach(IOUtils::closeQuietly);
         }
-        return perKeyGroup;
+        return bytesRead;
     }
 
-    private static void decode(
-            byte[] data,
-            int offset,
-            int length,
-            long fileOffset,
-            Batch batch,
-            List<ScannedRecord> records)
-            throws IOException {
-        DataInputDeserializer in = new DataInputDeserializer(data, offset, length);
-        while (in.available() > 0) {
-            long at = fileOffset + (in.getPosition() - offset);
-            try {
-                records.add(new ScannedRecord(LogRecord.read(in), batch, at));
-            } catch (IOException e) {
-                throw new CorruptLogException(batch.file(), at, "unreadable record: " + e);
-            }
-        }
+    /**
+     * Reads the key groups of {@code slice} from every batch, in the order of {@code batches},
+     * and returns each key group's records in that order, decoded. Adds the bytes read to {@code
+     * bytesRead[0]}.
+     */
+    public static Map<Integer, List<ScannedRecord>> scan(
+            List<Batch> batches, KeyGroupRange slice, ReadGate gate, long[] bytesRead)
+            throws IOException, InterruptedException {
+        Map<Integer, List<ScannedRecord>> perKeyGroup = new HashMap<>();
+        RecordCursor cursor = new RecordCursor();
+        bytesRead[0] +=
+                read(
+                        batches,
+                        slice,
+                        gate,
+                        (batch, kg, bytes, offset, length, fileOffset) -> {
+                            List<ScannedRecord> records =
+                                    perKeyGroup.computeIfAbsent(kg, k -> new ArrayList<>());
+                            cursor.reset(bytes, offset, length, batch.file(), fileOffset);
+                            while (cursor.next()) {
+                                records.add(
+                                        new ScannedRecord(
+                                                cursor.toRecord(), batch, cursor.fileOffset()));
+                            }
+                        });
+        return perKeyGroup;
     }
 
     /** Splits {@code range} into at most {@code n} contiguous, non-empty slices. */

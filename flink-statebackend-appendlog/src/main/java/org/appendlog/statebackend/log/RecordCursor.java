@@ -1,0 +1,147 @@
+package org.appendlog.statebackend.log;
+
+import org.apache.flink.core.memory.DataInputDeserializer;
+
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * Walks {@link LogRecord}s where they lie encoded in a byte array: after each {@link #next()},
+ * the record's checkpoint id and state id and where its key and value are in {@link #bytes()}.
+ * Nothing is copied and nothing allocated per record, so a reader that needs few of the records
+ * (compaction: most are dead) pays for the others only the parsing of their lengths. This is the
+ * one decoder of the record format for bytes in memory; one cursor serves any number of walks.
+ */
+public final class RecordCursor {
+
+    private final DataInputDeserializer in = new DataInputDeserializer();
+    private byte[] bytes;
+    private int end;
+    private String file;
+    /** The file offset of {@code bytes[0]}, so that errors and records can name their offset. */
+    private long fileBase;
+
+    private int offset;
+    private int encodedLength;
+    private long checkpointId;
+    private int stateId;
+    private int keyOffset;
+    private int keyLength;
+    private int valueOffset;
+    /** -1 for a tombstone. */
+    private int valueLength;
+
+    /**
+     * Positions the cursor before the records in {@code bytes[offset, offset + length)}, which
+     * start at {@code fileOffset} in {@code file} (the names errors give).
+     */
+    public RecordCursor reset(byte[] bytes, int offset, int length, String file, long fileOffset) {
+        in.setBuffer(bytes, offset, length);
+        this.bytes = bytes;
+        this.end = offset + length;
+        this.file = file;
+        this.fileBase = fileOffset - offset;
+        this.offset = offset;
+        this.encodedLength = 0;
+        return this;
+    }
+
+    /**
+     * Moves to the next record; false when there is none.
+     *
+     * @throws CorruptLogException naming the file and the record's offset if it is malformed
+     */
+    public boolean next() throws CorruptLogException {
+        int start = offset + encodedLength;
+        if (start >= end) {
+            return false;
+        }
+        try {
+            checkpointId = LogRecord.readVar(in);
+            long state = LogRecord.readVar(in);
+            if (state > Integer.MAX_VALUE) {
+                throw new IOException("impossible state id " + state);
+            }
+            stateId = (int) state;
+            keyLength = LogRecord.checkedLength(LogRecord.readVar(in));
+            keyOffset = in.getPosition();
+            in.skipBytesToRead(keyLength);
+            long value = LogRecord.readVar(in) - 1;
+            valueLength = value < 0 ? -1 : LogRecord.checkedLength(value);
+            valueOffset = in.getPosition();
+            if (valueLength > 0) {
+                in.skipBytesToRead(valueLength);
+            }
+        } catch (IOException e) {
+            throw new CorruptLogException(file, fileBase + start, "unreadable record: " + e);
+        }
+        offset = start;
+        encodedLength = in.getPosition() - start;
+        return true;
+    }
+
+    /** The bytes the records are read from. */
+    public byte[] bytes() {
+        return bytes;
+    }
+
+    /** Where the current record starts in {@link #bytes()}. */
+    public int offset() {
+        return offset;
+    }
+
+    /** The number of bytes the current record takes. */
+    public int encodedLength() {
+        return encodedLength;
+    }
+
+    /** Where the current record starts in its file. */
+    public long fileOffset() {
+        return fileBase + offset;
+    }
+
+    public String file() {
+        return file;
+    }
+
+    public long checkpointId() {
+        return checkpointId;
+    }
+
+    /** An index into the state table of the batch the record is in. */
+    public int stateId() {
+        return stateId;
+    }
+
+    public int keyOffset() {
+        return keyOffset;
+    }
+
+    public int keyLength() {
+        return keyLength;
+    }
+
+    public boolean isTombstone() {
+        return valueLength < 0;
+    }
+
+    public int valueOffset() {
+        return valueOffset;
+    }
+
+    /** -1 for a tombstone. */
+    public int valueLength() {
+        return valueLength;
+    }
+
+    /** A copy of the current record, for readers that keep records (restore). */
+    public LogRecord toRecord() {
+        return new LogRecord(
+                checkpointId,
+                stateId,
+                Arrays.copyOfRange(bytes, keyOffset, keyOffset + keyLength),
+                isTombstone()
+                        ? null
+                        : Arrays.copyOfRange(bytes, valueOffset, valueOffset + valueLength));
+    }
+}

@@ -1,0 +1,32 @@
+package org.appendlog.statebackend.log;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Colliding and wrapping probe runs survive insertion and doubling. */
+class HashSlotsTest {
+
+    @Test
+    void occupantsKeepHashAndLowHalfAcrossDoubling() {
+        long[] table = new long[8];
+        // Hashes 7, 15 and -1 share home slot 7 of 8: the run wraps around to slots 0 and 1.
+        HashSlots.insert(table, HashSlots.occupant(7, 1));
+        HashSlots.insert(table, HashSlots.occupant(15, 2));
+        HashSlots.insert(table, HashSlots.occupant(-1, -5));
+        assertThat(HashSlots.hashOf(table[7])).isEqualTo(7);
+        assertThat(HashSlots.lowOf(table[0])).isEqualTo(2);
+        assertThat(HashSlots.hashOf(table[1])).isEqualTo(-1);
+        assertThat(HashSlots.lowOf(table[1])).isEqualTo(-5);
+
+        long[] grown = HashSlots.doubled(table);
+        assertThat(grown).hasSize(16);
+        // Home slots in 16: 7, 15 and 15, the last wrapping to 0.
+        assertThat(HashSlots.lowOf(grown[7])).isEqualTo(1);
+        assertThat(HashSlots.lowOf(grown[15])).isEqualTo(2);
+        assertThat(HashSlots.lowOf(grown[0])).isEqualTo(-5);
+        assertThat(Arrays.stream(grown).filter(o -> o != 0).count()).isEqualTo(3);
+    }
+}

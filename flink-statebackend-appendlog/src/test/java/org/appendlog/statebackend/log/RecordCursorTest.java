@@ -1,0 +1,97 @@
+package org.appendlog.statebackend.log;
+
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Records written by {@link LogRecord#write} and read back in place. */
+class RecordCursorTest {
+
+    private static final byte[] KEY = "key-and-namespace".getBytes(StandardCharsets.UTF_8);
+
+    @Test
+    void readsEveryFieldWhereItLies() throws Exception {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        out.write(new byte[] {9, 9, 9}); // bytes before the records: offsets are absolute
+        byte[] value = new byte[300]; // a two-byte length
+        Arrays.fill(value, (byte) 7);
+        int first = LogRecord.write(out, 1L << 40, 2, KEY, 0, KEY.length, value, 0, value.length);
+        int second = LogRecord.write(out, 5, 0, KEY, 4, 3, null, 0, 0);
+        int third = LogRecord.write(out, 6, 130, KEY, 0, 1, value, 0, 0);
+        byte[] bytes = out.getCopyOfBuffer();
+
+        RecordCursor cursor = new RecordCursor().reset(bytes, 3, bytes.length - 3, "f", 1000);
+        assertThat(cursor.next()).isTrue();
+        assertThat(cursor.offset()).isEqualTo(3);
+        assertThat(cursor.fileOffset()).isEqualTo(1000);
+        assertThat(cursor.encodedLength()).isEqualTo(first);
+        assertThat(cursor.checkpointId()).isEqualTo(1L << 40);
+        assertThat(cursor.stateId()).isEqualTo(2);
+        assertThat(slice(bytes, cursor.keyOffset(), cursor.keyLength())).isEqualTo(KEY);
+        assertThat(cursor.isTombstone()).isFalse();
+        assertThat(slice(bytes, cursor.valueOffset(), cursor.valueLength())).isEqualTo(value);
+        LogRecord copy = cursor.toRecord();
+        assertThat(copy.keyAndNamespace).isEqualTo(KEY);
+        assertThat(copy.value).isEqualTo(value);
+        assertThat(copy.encodedLength()).isEqualTo(first);
+
+        assertThat(cursor.next()).isTrue();
+        assertThat(cursor.fileOffset()).isEqualTo(1000 + first);
+        assertThat(cursor.encodedLength()).isEqualTo(second);
+        assertThat(cursor.checkpointId()).isEqualTo(5);
+        assertThat(slice(bytes, cursor.keyOffset(), cursor.keyLength())).isEqualTo(slice(KEY, 4, 3));
+        assertThat(cursor.isTombstone()).isTrue();
+        assertThat(cursor.valueLength()).isEqualTo(-1);
+        assertThat(cursor.toRecord().value).isNull();
+
+        assertThat(cursor.next()).isTrue();
+        assertThat(cursor.encodedLength()).isEqualTo(third);
+        assertThat(cursor.stateId()).isEqualTo(130);
+        assertThat(cursor.isTombstone()).isFalse();
+        assertThat(cursor.valueLength()).isZero();
+        assertThat(cursor.offset() + third).isEqualTo(bytes.length);
+
+        assertThat(cursor.next()).isFalse();
+
+        // A cursor is reused: positioned on the second record directly.
+        cursor.reset(bytes, 3 + first, second, "f", 1000 + first);
+        assertThat(cursor.next()).isTrue();
+        assertThat(cursor.checkpointId()).isEqualTo(5);
+        assertThat(cursor.next()).isFalse();
+    }
+
+    @Test
+    void aCutOffRecordNamesTheFileAndItsOffset() throws Exception {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        int first = LogRecord.write(out, 1, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
+        LogRecord.write(out, 2, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
+        byte[] bytes = out.getCopyOfBuffer();
+        RecordCursor cursor = new RecordCursor().reset(bytes, 0, bytes.length - 2, "seg-7", 500);
+        assertThat(cursor.next()).isTrue();
+        assertThatThrownBy(cursor::next)
+                .isInstanceOf(CorruptLogException.class)
+                .hasMessageContaining("seg-7")
+                .hasMessageContaining("at offset " + (500 + first))
+                .hasMessageContaining("unreadable record");
+    }
+
+    @Test
+    void anImpossibleKeyLengthIsCorruptNotALoop() {
+        // checkpoint 1, state 0, key length 2^35: more than any array holds.
+        byte[] bytes = {1, 0, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 1};
+        RecordCursor cursor = new RecordCursor().reset(bytes, 0, bytes.length, "seg", 0);
+        assertThatThrownBy(cursor::next)
+                .isInstanceOf(CorruptLogException.class)
+                .hasMessageContaining("impossible length");
+    }
+
+    private static byte[] slice(byte[] bytes, int offset, int length) {
+        return Arrays.copyOfRange(bytes, offset, offset + length);
+    }
+}
