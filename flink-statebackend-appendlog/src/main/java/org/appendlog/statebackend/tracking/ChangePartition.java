@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.tracking;
 
+import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.tracking.BufferedChanges.RecordVisitor;
 
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ final class ChangePartition {
         while (at < chunk.used) {
             int keyLength = BufferedChanges.keyLength(bytes, at);
             int hash = BufferedChanges.hash(bytes, at);
-            long entry = ((long) hash << 32) | BufferedChanges.position(c, at);
+            long entry = HashSlots.occupant(hash, (int) BufferedChanges.position(c, at));
             int mask = slots.length - 1;
             int slot = hash & mask;
             while (true) {
@@ -71,11 +72,12 @@ final class ChangePartition {
                 if (occupant == 0) {
                     slots[slot] = entry;
                     if (++distinct > slots.length / 2) {
-                        slots = grow(slots);
+                        slots = HashSlots.doubled(slots);
                     }
                     break;
                 }
-                if ((int) (occupant >>> 32) == hash && sameEntry(occupant, bytes, at, keyLength)) {
+                if (HashSlots.hashOf(occupant) == hash
+                        && sameEntry(occupant, bytes, at, keyLength)) {
                     // Later records replace earlier ones of the same entry.
                     slots[slot] = entry;
                     break;
@@ -93,21 +95,6 @@ final class ChangePartition {
         return BufferedChanges.sameEntry(other, otherAt, bytes, at, keyLength);
     }
 
-    private static long[] grow(long[] slots) {
-        long[] grown = new long[slots.length * 2];
-        int mask = grown.length - 1;
-        for (long occupant : slots) {
-            if (occupant != 0) {
-                int slot = (int) (occupant >>> 32) & mask;
-                while (grown[slot] != 0) {
-                    slot = (slot + 1) & mask;
-                }
-                grown[slot] = occupant;
-            }
-        }
-        return grown;
-    }
-
     /**
      * Visits the latest record of every entry, in the order they were written (so the reads run
      * through the chunks instead of jumping around them). Only after the last {@link #add}.
@@ -118,7 +105,7 @@ final class ChangePartition {
         int n = 0;
         for (long slot : slots) {
             if (slot != 0) {
-                latest[n++] = slot & 0xffffffffL;
+                latest[n++] = HashSlots.lowOf(slot);
             }
         }
         Arrays.sort(latest);
