@@ -87,12 +87,16 @@ public final class BufferedChanges {
         return valueOffset(record, at) - at + Math.max(0, valueLength(record, at));
     }
 
-    /** Whether two records are of the same entry: same state, key and namespace. */
-    static boolean sameEntry(byte[] other, int otherAt, byte[] record, int at, int keyLength) {
-        // The state id and the key and namespace, with their length in between.
-        return Arrays.equals(
-                other, otherAt + 2, otherAt + HEADER_BYTES + readInt(other, otherAt + 4),
-                record, at + 2, at + HEADER_BYTES + keyLength);
+    /**
+     * Where a record's identity starts: its state id, key and namespace length, and key and
+     * namespace; two records are of the same entry if their identities are equal.
+     */
+    static int identityOffset(int at) {
+        return at + 2;
+    }
+
+    static int identityLength(byte[] record, int at) {
+        return HEADER_BYTES - 2 + keyLength(record, at);
     }
 
     /** The hash of a record's entry, as the log's index hashes it. */

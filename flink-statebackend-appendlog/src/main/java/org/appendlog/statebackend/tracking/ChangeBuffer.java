@@ -33,7 +33,7 @@ public final class ChangeBuffer {
 
     static final int CHUNK_BYTES = 1 << BufferedChanges.OFFSET_BITS;
     /** Key groups are spread over this many partitions (key group modulo), deduplicated apart. */
-    static final int PARTITIONS = 16;
+    static final int PARTITIONS = 64;
     /** Recycled chunks kept for reuse: 64 MB. */
     private static final int MAX_POOLED = 2048;
 

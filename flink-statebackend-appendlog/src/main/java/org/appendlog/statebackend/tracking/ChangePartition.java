@@ -17,9 +17,11 @@ import java.util.function.Consumer;
  * away ({@link #catchUp}), so that at the barrier only the last chunk is left to deduplicate and
  * the checkpoint mostly just emits the table.
  *
- * <p>A slot of the table holds the hash of the entry's key next to the record's position, so a
- * probe reads the record's bytes only when the hashes match; the table grows with the distinct
- * entries, not the records, to stay small enough for the cache.
+ * <p>A slot of the table holds the hash of the entry's key next to the entry's number; per entry,
+ * its identity (state id and key and namespace bytes) is copied once into a small arena, and the
+ * position of its latest record is kept. A repeated write is matched against the arena, not
+ * against its earlier record somewhere in the chunks: table and arena grow with the distinct
+ * entries, not the records, and stay in the processor's cache.
  */
 final class ChangePartition {
 
@@ -42,7 +44,12 @@ final class ChangePartition {
     // Guarded by this: whoever holds the lock catches up; positions refer to the chunks' order.
     private final List<Chunk> chunks = new ArrayList<>();
     private long[] slots = new long[INITIAL_SLOTS];
-    private int distinct;
+    private int entries;
+    private int[] identityAt = new int[INITIAL_SLOTS / 2];
+    private int[] identityLength = new int[INITIAL_SLOTS / 2];
+    private long[] latest = new long[INITIAL_SLOTS / 2];
+    private byte[] arena = new byte[INITIAL_SLOTS * 8];
+    private int arenaUsed;
 
     /** Task thread: a chunk is full, or the barrier came; the chunk is not written any more. */
     void add(byte[] chunk, int used) {
@@ -62,24 +69,32 @@ final class ChangePartition {
         byte[] bytes = chunk.bytes;
         int at = 0;
         while (at < chunk.used) {
-            int keyLength = BufferedChanges.keyLength(bytes, at);
             int hash = BufferedChanges.hash(bytes, at);
-            long entry = HashSlots.occupant(hash, (int) BufferedChanges.position(c, at));
+            long position = BufferedChanges.position(c, at);
+            int from = BufferedChanges.identityOffset(at);
+            int to = from + BufferedChanges.identityLength(bytes, at);
             int mask = slots.length - 1;
             int slot = hash & mask;
             while (true) {
                 long occupant = slots[slot];
                 if (occupant == 0) {
-                    slots[slot] = entry;
-                    if (++distinct > slots.length / 2) {
+                    slots[slot] = HashSlots.occupant(hash, newEntry(bytes, from, to, position) + 1);
+                    if (entries > slots.length / 2) {
                         slots = HashSlots.doubled(slots);
                     }
                     break;
                 }
+                int entry = HashSlots.lowOf(occupant) - 1;
                 if (HashSlots.hashOf(occupant) == hash
-                        && sameEntry(occupant, bytes, at, keyLength)) {
+                        && Arrays.equals(
+                                arena,
+                                identityAt[entry],
+                                identityAt[entry] + identityLength[entry],
+                                bytes,
+                                from,
+                                to)) {
                     // Later records replace earlier ones of the same entry.
-                    slots[slot] = entry;
+                    latest[entry] = position;
                     break;
                 }
                 slot = (slot + 1) & mask;
@@ -89,10 +104,23 @@ final class ChangePartition {
         }
     }
 
-    private boolean sameEntry(long occupant, byte[] bytes, int at, int keyLength) {
-        byte[] other = chunks.get(BufferedChanges.chunkOf(occupant)).bytes;
-        int otherAt = BufferedChanges.offsetOf(occupant);
-        return BufferedChanges.sameEntry(other, otherAt, bytes, at, keyLength);
+    private int newEntry(byte[] bytes, int from, int to, long position) {
+        int entry = entries++;
+        if (entry == latest.length) {
+            identityAt = Arrays.copyOf(identityAt, entry * 2);
+            identityLength = Arrays.copyOf(identityLength, entry * 2);
+            latest = Arrays.copyOf(latest, entry * 2);
+        }
+        int length = to - from;
+        if (arenaUsed + length > arena.length) {
+            arena = Arrays.copyOf(arena, Math.max(arena.length * 2, arenaUsed + length));
+        }
+        System.arraycopy(bytes, from, arena, arenaUsed, length);
+        identityAt[entry] = arenaUsed;
+        identityLength[entry] = length;
+        latest[entry] = position;
+        arenaUsed += length;
+        return entry;
     }
 
     /**
@@ -101,15 +129,9 @@ final class ChangePartition {
      */
     synchronized void forEachLatest(RecordVisitor visitor) {
         catchUp();
-        long[] latest = new long[distinct];
-        int n = 0;
-        for (long slot : slots) {
-            if (slot != 0) {
-                latest[n++] = HashSlots.lowOf(slot);
-            }
-        }
-        Arrays.sort(latest);
-        for (long position : latest) {
+        long[] positions = Arrays.copyOf(latest, entries);
+        Arrays.sort(positions);
+        for (long position : positions) {
             byte[] bytes = chunks.get(BufferedChanges.chunkOf(position)).bytes;
             int at = BufferedChanges.offsetOf(position);
             visitor.accept(bytes, at, BufferedChanges.recordLength(bytes, at));
@@ -124,7 +146,10 @@ final class ChangePartition {
         }
         chunks.forEach(c -> pool.accept(c.bytes));
         chunks.clear();
-        slots = new long[INITIAL_SLOTS];
-        distinct = 0;
+        slots = null;
+        identityAt = null;
+        identityLength = null;
+        latest = null;
+        arena = null;
     }
 }
