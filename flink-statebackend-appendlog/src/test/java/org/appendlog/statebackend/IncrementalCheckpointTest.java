@@ -183,6 +183,47 @@ class IncrementalCheckpointTest {
     }
 
     /**
+     * Written, removed and written again in three checkpoints, each in a batch of its own: the
+     * restore, which meets the newest record first, neither resurrects a removed entry nor lets a
+     * tombstone hide a later value.
+     */
+    @Test
+    void removalsAndRewritesInLaterCheckpointsWinOverOlderRecords() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle handle;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 300; key++) {
+                harness.put(key, key);
+            }
+            harness.checkpoint(1);
+            for (int key = 0; key < 300; key += 3) {
+                harness.remove(key);
+                harness.put(key + 1, -key);
+            }
+            harness.checkpoint(2);
+            for (int key = 0; key < 300; key += 6) {
+                harness.put(key, 1_000 + key);
+            }
+            handle = harness.checkpoint(3);
+        }
+        assertRestores(
+                stateBackend,
+                registry,
+                handle,
+                300,
+                key -> {
+                    if (key % 6 == 0) {
+                        return 1_000L + key;
+                    }
+                    if (key % 3 == 0) {
+                        return null;
+                    }
+                    return key % 3 == 1 ? 1L - key : (long) key;
+                });
+    }
+
+    /**
      * Between two checkpoints far more writes than the change buffer holds (1 mb): it keeps the
      * latest write of each entry in place, and the checkpoint is still exact and one record each.
      */
