@@ -184,8 +184,7 @@ class IncrementalCheckpointTest {
 
     /**
      * Written, removed and written again in three checkpoints, each in a batch of its own: the
-     * restore, which meets the newest record first, neither resurrects a removed entry nor lets a
-     * tombstone hide a later value.
+     * restore neither resurrects a removed entry nor lets a tombstone hide a later value.
      */
     @Test
     void removalsAndRewritesInLaterCheckpointsWinOverOlderRecords() throws Exception {
