@@ -31,8 +31,12 @@ import javax.annotation.Nullable;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * One HBase table of checkpoint rows, on its own connection: creating it, and reading, committing
@@ -48,6 +52,9 @@ final class CheckpointTable implements Closeable {
     private static final byte[] DATA_QUALIFIER = Bytes.toBytes("d");
 
     private static final int DELETE_BATCH = 1000;
+
+    /** How often a delete starts over after interrupts arrived during it, at most. */
+    private static final int MAX_INTERRUPTED_DELETES = 10;
 
     private final Connection connection;
     private final TableName tableName;
@@ -242,8 +249,7 @@ final class CheckpointTable implements Closeable {
     /** Deletes every row of one stream; returns how many. */
     int deleteStream(String streamKey) throws IOException {
         byte[] prefix = keys.streamPrefix(streamKey);
-        return deleteRows(
-                new Scan().setStartStopRowForPrefixScan(prefix));
+        return deleteRows(() -> new Scan().setStartStopRowForPrefixScan(prefix));
     }
 
     /** Deletes every row under a directory key (e.g. one checkpoint) in all salt buckets. */
@@ -252,15 +258,61 @@ final class CheckpointTable implements Closeable {
         for (byte[] prefix : keys.directoryPrefixes(directoryKey)) {
             ranges.add(new MultiRowRangeFilter.RowRange(prefix, true, prefixEnd(prefix), false));
         }
-        Scan scan =
-                new Scan()
-                        .withStartRow(ranges.get(0).getStartRow())
-                        .withStopRow(ranges.get(ranges.size() - 1).getStopRow())
-                        .setFilter(new MultiRowRangeFilter(ranges));
-        return deleteRows(scan);
+        return deleteRows(
+                () ->
+                        new Scan()
+                                .withStartRow(ranges.get(0).getStartRow())
+                                .withStopRow(ranges.get(ranges.size() - 1).getStopRow())
+                                .setFilter(new MultiRowRangeFilter(ranges)));
     }
 
-    private int deleteRows(Scan scan) throws IOException {
+    /**
+     * Deletes the rows that a scan from {@code scans} finds; returns how many.
+     *
+     * <p>A delete must finish on a thread that is being interrupted: Flink discards what a
+     * cancelled checkpoint wrote from the very threads that the cancellation interrupts (RocksDB's
+     * uploader does), and interrupts them again while the task winds down; the HBase client gives
+     * up at once on an interrupted thread, which would leave the rows behind for good. So the
+     * delete runs with the interrupt flag cleared, starts over (it is idempotent) when an
+     * interrupt arrives during it, and sets the flag again when it is done.
+     */
+    private int deleteRows(Supplier<Scan> scans) throws IOException {
+        boolean interrupted = false;
+        try {
+            for (int attempt = 1; ; attempt++) {
+                interrupted |= Thread.interrupted();
+                try {
+                    return deleteRowsOnce(scans.get());
+                } catch (IOException | UncheckedIOException e) {
+                    if (!isInterruption(e) || attempt == MAX_INTERRUPTED_DELETES) {
+                        throw e instanceof UncheckedIOException
+                                ? ((UncheckedIOException) e).getCause()
+                                : (IOException) e;
+                    }
+                    // The client may have cleared the flag when it gave up; the caller gets it back.
+                    interrupted = true;
+                    LOG.debug("Delete in table {} was interrupted; deleting again", name(), e);
+                }
+            }
+        } finally {
+            if (interrupted || Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static boolean isInterruption(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedIOException
+                    || t instanceof InterruptedException
+                    || t instanceof ClosedByInterruptException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int deleteRowsOnce(Scan scan) throws IOException {
         scan.setFilter(
                         scan.getFilter() == null
                                 ? keysOnly()

@@ -66,27 +66,17 @@ final class HBaseStateFileSystem extends FileSystem {
 
     /**
      * Non-recursive: the rows of one stream. Recursive: every row under the path, all buckets.
-     *
-     * <p>Runs with the thread's interrupt flag cleared (and sets it again after): Flink discards
-     * what a cancelled upload wrote from the very thread it interrupted (RocksDB's uploader does),
-     * and the HBase client gives up at once on an interrupted thread, which would leave the rows
-     * behind for good. A local file system deletes regardless; so must this one.
+     * Deletes also on an interrupted thread, as a local file system does (see {@link
+     * CheckpointTable}): Flink discards a cancelled upload from the thread it interrupted.
      */
     @Override
     public boolean delete(Path path, boolean recursive) throws IOException {
         CheckpointTable table = table();
         String key = keyOf(path);
-        boolean interrupted = Thread.interrupted();
-        try {
-            if (recursive) {
-                table.deleteDirectory(key);
-            }
-            table.deleteStream(key);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        if (recursive) {
+            table.deleteDirectory(key);
         }
+        table.deleteStream(key);
         return true;
     }
 

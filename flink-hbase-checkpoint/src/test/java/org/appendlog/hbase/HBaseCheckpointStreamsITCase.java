@@ -2,6 +2,7 @@ package org.appendlog.hbase;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
@@ -38,6 +39,7 @@ import java.io.InputStream;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -258,6 +260,64 @@ class HBaseCheckpointStreamsITCase {
             Thread.interrupted();
         }
         assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+    }
+
+    /**
+     * A task's cancellation interrupts a discarding thread again while it deletes (in a job test,
+     * RocksDB's shared rows were left behind for good): the delete starts over and finishes.
+     */
+    @Test
+    void discardInterruptedWhileDeletingStillDeletesEveryRow() throws Exception {
+        JobID job = new JobID();
+        Configuration oneByteRows = new Configuration();
+        oneByteRows.set(HBaseCheckpointStorageOptions.CHUNK_SIZE, MemorySize.parse("1b"));
+        oneByteRows.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("0b"));
+        CheckpointStorageLocation location =
+                access(storage(oneByteRows), job).initializeLocationForCheckpoint(4);
+        // 8000 rows: deleting them takes several scanner and delete calls.
+        StreamStateHandle stream =
+                write(
+                        location.createCheckpointStateOutputStream(CheckpointedStateScope.SHARED),
+                        randomBytes(8000, 4));
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(8000);
+
+        Thread discarding = Thread.currentThread();
+        AtomicBoolean discarded = new AtomicBoolean();
+        Thread canceller =
+                new Thread(
+                        () -> {
+                            for (int i = 0; i < 5 && !discarded.get(); i++) {
+                                discarding.interrupt();
+                                try {
+                                    Thread.sleep(15);
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                            }
+                        });
+        canceller.start();
+        boolean interruptKept;
+        try {
+            stream.discardState();
+            interruptKept = Thread.currentThread().isInterrupted();
+        } finally {
+            discarded.set(true);
+            joinIgnoringInterrupts(canceller);
+        }
+        assertThat(interruptKept).isTrue();
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+    }
+
+    /** Joins {@code thread}, which may still interrupt this one, and clears what it set. */
+    private static void joinIgnoringInterrupts(Thread thread) {
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                // From the thread joined, not a request to stop.
+            }
+        }
+        Thread.interrupted();
     }
 
     @Test
