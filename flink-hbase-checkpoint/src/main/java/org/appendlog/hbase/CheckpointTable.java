@@ -33,6 +33,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
 import java.util.List;
@@ -301,8 +302,15 @@ final class CheckpointTable implements Closeable {
         }
     }
 
-    private static boolean isInterruption(Throwable e) {
+    /**
+     * Whether {@code e} comes from an interrupt. A timeout is not one, though Java's socket
+     * timeout is an {@link InterruptedIOException}: deleting again would only wait again.
+     */
+    static boolean isInterruption(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                return false;
+            }
             if (t instanceof InterruptedIOException
                     || t instanceof InterruptedException
                     || t instanceof ClosedByInterruptException) {
