@@ -5,6 +5,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,6 +21,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -31,6 +34,8 @@ import java.util.stream.Stream;
 final class DeployedCluster implements AutoCloseable {
 
     private static final Duration SCRIPT_TIMEOUT = Duration.ofMinutes(4);
+    /** Above the well-known and common service ports. */
+    private static final int LOWEST_PORT = 20000;
 
     private final Path repo;
     private final Path work;
@@ -38,6 +43,7 @@ final class DeployedCluster implements AutoCloseable {
     private final List<Long> startedPids = new ArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
     private final ObjectMapper json = new ObjectMapper();
+    private final Random random = new Random();
     private final Thread shutdownHook = new Thread(this::killRecorded, "deployed-cluster-cleanup");
     private final int restPort;
     private final int namenodeHttpPort;
@@ -45,13 +51,11 @@ final class DeployedCluster implements AutoCloseable {
     DeployedCluster(Path repo, Path work) throws IOException {
         this.repo = repo;
         this.work = work;
-        this.restPort = freePort();
-        this.namenodeHttpPort = freePort();
         env.put("APPENDLOG_DEPLOY_DIR", work.toString());
-        env.put("REST_PORT", Integer.toString(restPort));
-        env.put("NAMENODE_HTTP_PORT", Integer.toString(namenodeHttpPort));
         for (String port :
                 List.of(
+                        "REST_PORT",
+                        "NAMENODE_HTTP_PORT",
                         "NAMENODE_PORT",
                         "DATANODE_PORT",
                         "DATANODE_HTTP_PORT",
@@ -62,6 +66,8 @@ final class DeployedCluster implements AutoCloseable {
                         "JOBMANAGER_RPC_PORT")) {
             env.put(port, Integer.toString(freePort()));
         }
+        this.restPort = Integer.parseInt(env.get("REST_PORT"));
+        this.namenodeHttpPort = Integer.parseInt(env.get("NAMENODE_HTTP_PORT"));
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
@@ -182,9 +188,40 @@ final class DeployedCluster implements AutoCloseable {
         process.destroyForcibly();
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /**
+     * A free loopback port below the kernel's ephemeral range, not handed out before. A port from
+     * that range ({@code new ServerSocket(0)}) can go to some process's outgoing connection before
+     * the server meant to listen on it starts, and the scripts start the servers one after another
+     * (seen: the HBase master could not bind its port while HDFS was up); ports below the range are
+     * never given to outgoing connections.
+     */
+    private int freePort() throws IOException {
+        int high = ephemeralPortsStart() - 1;
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int port = LOWEST_PORT + random.nextInt(high - LOWEST_PORT + 1);
+            if (!env.containsValue(Integer.toString(port)) && bindable(port)) {
+                return port;
+            }
+        }
+        throw new IOException("No free port between " + LOWEST_PORT + " and " + high);
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Where Linux starts handing out ports for outgoing connections (its default if unknown). */
+    private static int ephemeralPortsStart() {
+        try {
+            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            return Math.max(LOWEST_PORT + 1000, Integer.parseInt(range.split("\\s+")[0]));
+        } catch (IOException | RuntimeException e) {
+            return 32768;
         }
     }
 }
