@@ -124,15 +124,17 @@ public final class BackendHarness implements AutoCloseable {
 
     /** Takes checkpoint {@code id}, registers it and confirms it, as the coordinator would. */
     public IncrementalRemoteKeyedStateHandle checkpoint(long id) throws Exception {
-        RunnableFuture<SnapshotResult<KeyedStateHandle>> future = snapshot(id);
-        future.run();
-        IncrementalRemoteKeyedStateHandle handle =
-                (IncrementalRemoteKeyedStateHandle) future.get().getJobManagerOwnedSnapshot();
+        IncrementalRemoteKeyedStateHandle handle = checkpointThatNeverCompletes(id);
+        confirm(handle, id);
+        return handle;
+    }
+
+    /** Registers checkpoint {@code id}'s handle and confirms it, as the coordinator would. */
+    void confirm(IncrementalRemoteKeyedStateHandle handle, long id) {
         registry.registerAll(Collections.singletonList(handle), id);
         // Only the latest checkpoint is retained: what older ones alone referred to goes.
         registry.unregisterUnusedState(id);
         backend.notifyCheckpointComplete(id);
-        return handle;
     }
 
     /** Takes checkpoint {@code id} but never completes it (the job fails before it does). */

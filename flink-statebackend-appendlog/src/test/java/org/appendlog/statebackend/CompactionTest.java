@@ -3,6 +3,7 @@ package org.appendlog.statebackend;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
@@ -226,7 +227,56 @@ class CompactionTest {
             assertThat(segmentNames(usingRun)).anyMatch(name -> name.contains("-run-"));
         }
         restoreAndCheck(stateBackend, registry, completed, 10, 1);
+        // Had checkpoint 11 completed at the JobManager before the task died, the JobManager
+        // would have registered it, replacing the placeholders of the segments it shares.
+        registry.registerAll(Collections.singletonList(usingRun), 11);
         restoreAndCheck(stateBackend, registry, usingRun, 11);
+    }
+
+    /**
+     * The first checkpoint to refer to a compaction run is aborted, and the task discards it
+     * before the JobManager registered it, which deletes the run: later checkpoints must not
+     * refer to the run.
+     */
+    @Test
+    void aRunWhoseFirstCheckpointWasAbortedIsNotReferredToAgain() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        int id;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            rewriteEveryKey(harness, 1, 1);
+            // Even keys are rewritten until a checkpoint takes up a run that no completed one
+            // refers to yet: listed with a real handle, not a placeholder.
+            IncrementalRemoteKeyedStateHandle aborted = null;
+            List<String> runs = List.of();
+            for (id = 2; id < 40 && runs.isEmpty(); id++) {
+                for (int key = 0; key < KEYS; key += 2) {
+                    harness.put(key, (long) key * 1000 + id);
+                }
+                aborted = harness.checkpointThatNeverCompletes(id);
+                runs =
+                        aborted.getSharedState().stream()
+                                .filter(h -> !(h.getHandle() instanceof PlaceholderStreamStateHandle))
+                                .map(HandleAndLocalPath::getLocalPath)
+                                .filter(name -> name.contains("-run-"))
+                                .collect(Collectors.toList());
+                if (runs.isEmpty()) {
+                    harness.confirm(aborted, id);
+                    harness.awaitCompaction();
+                }
+            }
+            assertThat(runs).isNotEmpty();
+            aborted.discardState();
+            harness.backend.notifyCheckpointAborted(id - 1);
+
+            for (int key = 0; key < KEYS; key += 2) {
+                harness.put(key, (long) key * 1000 + id);
+            }
+            last = harness.checkpoint(id);
+            assertThat(segmentNames(last)).doesNotContainAnyElementsOf(runs);
+        }
+        restoreAndCheck(stateBackend, registry, last, id, 1);
     }
 
     @Test

@@ -3,7 +3,9 @@ package org.appendlog.statebackend;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistry;
+import org.apache.flink.runtime.state.StreamStateHandle;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,9 +85,71 @@ class IncrementalCheckpointTest {
             assertThat(second.getSharedStateHandles()).hasSize(1);
             assertThat(second.getStateSize())
                     .isEqualTo(segmentBytes() + second.getMetaDataStateHandle().getStateSize());
-            assertThat(first.getSharedStateHandles().get(0).getHandle())
-                    .isEqualTo(second.getSharedStateHandles().get(0).getHandle());
+            // The segment that checkpoint 1 registered is listed by a placeholder, which the
+            // JobManager replaces with the registered handle.
+            assertThat(second.getSharedStateHandles().get(0).getHandle())
+                    .isInstanceOf(PlaceholderStreamStateHandle.class)
+                    .extracting(StreamStateHandle::getStreamStateHandleID)
+                    .isEqualTo(first.getSharedStateHandles().get(0).getHandle().getStreamStateHandleID());
         }
+    }
+
+    /**
+     * The task discards a checkpoint that the JobManager never registered (the task failed, or
+     * the checkpoint was aborted, after its asynchronous part), and Flink then deletes the shared
+     * state its handle lists. That must not take the segments of the completed checkpoint along
+     * (seen in a job: the restore after a failure found its first segment gone).
+     */
+    @Test
+    void aCheckpointDiscardedBeforeItWasRegisteredLeavesTheCompletedOnesSegments() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle third;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 10_000; key++) {
+                harness.put(key, key);
+            }
+            IncrementalRemoteKeyedStateHandle first = harness.checkpoint(1);
+            for (int key = 0; key < 10_000; key += 10) {
+                harness.put(key, -key);
+            }
+            harness.checkpointThatNeverCompletes(2).discardState();
+            assertRestores(stateBackend, registry, first, 10_000, key -> (long) key);
+
+            for (int key = 0; key < 10_000; key += 7) {
+                harness.put(key, 7L * key);
+            }
+            third = harness.checkpoint(3);
+        }
+        // Checkpoint 3 also carries the changes that checkpoint 2 held.
+        assertRestores(
+                stateBackend,
+                registry,
+                third,
+                10_000,
+                key -> key % 7 == 0 ? 7L * key : key % 10 == 0 ? (long) -key : key);
+    }
+
+    /**
+     * The first checkpoint, the only one to refer to the segment it opened, is discarded before
+     * it was registered, which deletes that segment: the next checkpoint must not append to it.
+     */
+    @Test
+    void aCheckpointAfterADiscardedOneDoesNotAppendToTheSegmentThatWentWithIt() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle second;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 1_000; key++) {
+                harness.put(key, key);
+            }
+            harness.checkpointThatNeverCompletes(1).discardState();
+            for (int key = 0; key < 1_000; key += 3) {
+                harness.put(key, -key);
+            }
+            second = harness.checkpoint(2);
+        }
+        assertRestores(stateBackend, registry, second, 1_000, key -> key % 3 == 0 ? (long) -key : key);
     }
 
     @Test

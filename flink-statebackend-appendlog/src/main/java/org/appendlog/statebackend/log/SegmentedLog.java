@@ -24,7 +24,8 @@ import java.util.Set;
  *
  * <p>Every checkpoint gets an equal handle for a segment (Flink's {@code SharedStateRegistry}
  * identifies file handles by their path and keeps the first one registered), carrying the
- * segment's size as of that checkpoint, so that checkpoints report the state's real size. The
+ * segment's size as of that checkpoint, so that checkpoints report the state's real size; the
+ * snapshot strategy lists segments that a completed checkpoint refers to as placeholders. The
  * registry deletes the file once no retained checkpoint refers to it.
  */
 public final class SegmentedLog implements Closeable {
@@ -57,8 +58,18 @@ public final class SegmentedLog implements Closeable {
         this.syncMode = syncMode;
     }
 
-    /** Appends one batch and makes it durable (group commit). */
-    public synchronized BatchLocation append(BatchBuilder batch) throws IOException {
+    /**
+     * Appends one batch and makes it durable (group commit). The active segment is appended to
+     * only if it is one of {@code confirmedSegments}, those a completed checkpoint refers to:
+     * otherwise only pending checkpoints refer to it, and if the task discards one of them before
+     * the JobManager registered it, Flink deletes the segment with it. A fresh segment is opened
+     * instead.
+     */
+    public synchronized BatchLocation append(BatchBuilder batch, Set<String> confirmedSegments)
+            throws IOException {
+        if (active != null && !confirmedSegments.contains(active.name)) {
+            closeActive();
+        }
         if (active == null) {
             String name = String.format("%s-%06d.seg", namePrefix, nextSequence++);
             active = LogSegment.create(fs, dir, name);

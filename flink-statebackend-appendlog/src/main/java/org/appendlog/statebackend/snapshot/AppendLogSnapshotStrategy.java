@@ -25,6 +25,7 @@ import org.apache.flink.runtime.state.IterableStateSnapshot;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.SnapshotStrategy;
@@ -90,6 +91,11 @@ public final class AppendLogSnapshotStrategy<K> {
     private boolean needsFull;
     /** A compaction result that no completed checkpoint has taken up yet. */
     private CompactionResult pendingCompaction;
+    /**
+     * The first checkpoint that referred to the pending compaction's run, or -1: if the task
+     * discards that checkpoint unregistered, the run goes with it.
+     */
+    private long pendingTakenUpBy = -1;
 
     public AppendLogSnapshotStrategy(
             UUID backendId,
@@ -268,6 +274,8 @@ public final class AppendLogSnapshotStrategy<K> {
         }
         long checkpointId = captured.checkpointId;
         List<BatchLocation> batches;
+        // Segments that the last completed checkpoint refers to: registered with the JobManager.
+        Set<String> confirmed = Set.of();
         List<HandleAndLocalPath> privateState = new ArrayList<>();
         long appended = 0;
         switch (captured.mode) {
@@ -275,7 +283,8 @@ public final class AppendLogSnapshotStrategy<K> {
                 synchronized (writeLock) {
                     List<Capture> toWrite = new ArrayList<>();
                     synchronized (lock) {
-                        batches = withCompaction(base);
+                        confirmed = segmentsOf(base);
+                        batches = withCompaction(base, checkpointId);
                         for (Capture c : pending) {
                             if (c.checkpointId <= checkpointId) {
                                 toWrite.add(c);
@@ -289,7 +298,7 @@ public final class AppendLogSnapshotStrategy<K> {
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
                     long materialized = System.nanoTime();
                     if (batch.recordCount() > 0) {
-                        BatchLocation location = appendAndIndex(batch);
+                        BatchLocation location = appendAndIndex(batch, confirmed);
                         batches.add(location);
                         appended = location.length();
                         LOG.debug(
@@ -308,7 +317,10 @@ public final class AppendLogSnapshotStrategy<K> {
             case FULL:
                 synchronized (writeLock) {
                     Capture all = captureTables(checkpointId, captured);
-                    BatchLocation location = appendAndIndex(all.records());
+                    synchronized (lock) {
+                        confirmed = segmentsOf(base);
+                    }
+                    BatchLocation location = appendAndIndex(all.records(), confirmed);
                     batches = List.of(location);
                     appended = location.length();
                     remember(checkpointId, batches, true);
@@ -343,10 +355,8 @@ public final class AppendLogSnapshotStrategy<K> {
 
         List<HandleAndLocalPath> sharedState = new ArrayList<>();
         if (captured.mode != CapturedState.Mode.SAVEPOINT) {
-            Set<String> segments = new LinkedHashSet<>();
-            batches.forEach(b -> segments.add(b.segment()));
-            for (String segment : segments) {
-                sharedState.add(HandleAndLocalPath.of(log.handle(segment), segment));
+            for (String segment : segmentsOf(batches)) {
+                sharedState.add(HandleAndLocalPath.of(sharedHandle(segment, confirmed), segment));
             }
         }
         return SnapshotResult.of(
@@ -380,9 +390,32 @@ public final class AppendLogSnapshotStrategy<K> {
         return batch;
     }
 
+    /**
+     * How this checkpoint's handle lists {@code segment}. A segment that the last completed
+     * checkpoint refers to is listed as a placeholder, as RocksDB lists the files it uploaded
+     * before: should the task discard this checkpoint before the JobManager registered it (the
+     * task fails, the checkpoint is aborted), Flink deletes the shared state the handle lists, and
+     * must find only what this checkpoint alone wrote. The JobManager swaps in the registered
+     * handle.
+     */
+    private StreamStateHandle sharedHandle(String segment, Set<String> confirmed) {
+        StreamStateHandle handle = log.handle(segment);
+        return confirmed.contains(segment)
+                ? new PlaceholderStreamStateHandle(
+                        handle.getStreamStateHandleID(), handle.getStateSize(), false)
+                : handle;
+    }
+
+    private static Set<String> segmentsOf(List<BatchLocation> batches) {
+        Set<String> segments = new LinkedHashSet<>();
+        batches.forEach(b -> segments.add(b.segment()));
+        return segments;
+    }
+
     /** Appends {@code batch}; the index learns of it in the background. */
-    private BatchLocation appendAndIndex(BatchBuilder batch) throws IOException {
-        BatchLocation location = log.append(batch);
+    private BatchLocation appendAndIndex(BatchBuilder batch, Set<String> confirmed)
+            throws IOException {
+        BatchLocation location = log.append(batch, confirmed);
         index.batchWrittenLater(batch, location, background);
         return location;
     }
@@ -423,13 +456,19 @@ public final class AppendLogSnapshotStrategy<K> {
     //  checkpoint notifications
     // ------------------------------------------------------------------------
 
-    /** {@code batches} with the pending compaction applied, if it applies to them. */
-    private List<BatchLocation> withCompaction(List<BatchLocation> batches) {
+    /**
+     * {@code batches} with the pending compaction applied, if it applies to them, for checkpoint
+     * {@code checkpointId}.
+     */
+    private List<BatchLocation> withCompaction(List<BatchLocation> batches, long checkpointId) {
         List<BatchLocation> result = new ArrayList<>();
         if (pendingCompaction == null
                 || !keys(batches).containsAll(pendingCompaction.replacedBatches())) {
             result.addAll(batches);
             return result;
+        }
+        if (pendingTakenUpBy < 0) {
+            pendingTakenUpBy = checkpointId;
         }
         if (pendingCompaction.run() != null) {
             result.add(pendingCompaction.run());
@@ -459,6 +498,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 return false;
             }
             pendingCompaction = result;
+            pendingTakenUpBy = -1;
             return true;
         }
     }
@@ -496,11 +536,17 @@ public final class AppendLogSnapshotStrategy<K> {
         if (current.containsAll(pendingCompaction.replacedBatches())) {
             return;
         }
+        dropCompaction(current);
+    }
+
+    /** Forgets the pending compaction; its run is deleted unless {@code current} refers to it. */
+    private void dropCompaction(Set<String> current) {
         BatchLocation run = pendingCompaction.run();
         if (run != null && !current.contains(run.key())) {
             log.discardRun(run.segment());
         }
         pendingCompaction = null;
+        pendingTakenUpBy = -1;
     }
 
     /** The index stops counting segments that no checkpoint of this backend can refer to. */
@@ -522,6 +568,11 @@ public final class AppendLogSnapshotStrategy<K> {
         synchronized (lock) {
             written.remove(checkpointId);
             fullCheckpoints.remove(checkpointId);
+            // The aborted checkpoint may be discarded unregistered, taking the run along; a later
+            // pass compacts again.
+            if (pendingCompaction != null && pendingTakenUpBy == checkpointId) {
+                dropCompaction(keys(base));
+            }
         }
     }
 

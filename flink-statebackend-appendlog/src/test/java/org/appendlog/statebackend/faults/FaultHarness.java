@@ -90,6 +90,8 @@ final class FaultHarness implements AutoCloseable {
         FaultHarness restored =
                 new FaultHarness(
                         stateBackend, checkpointDir, Collections.singletonList(checkpoint.handle));
+        // As the coordinator does on restore: later checkpoints refer to the restored segments.
+        restored.registry.registerAll(Collections.singletonList(checkpoint.handle), checkpoint.id);
         restored.model.putAll(checkpoint.state);
         return restored;
     }

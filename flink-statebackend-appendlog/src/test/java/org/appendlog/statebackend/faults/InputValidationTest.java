@@ -13,6 +13,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -118,16 +119,19 @@ class InputValidationTest {
         String value = "x".repeat(200_000);
         KeyedStateHandle first;
         KeyedStateHandle second;
+        SharedStateRegistry registry = BackendHarness.newRegistry();
         var backend = BackendHarness.build(stateBackend, Collections.emptyList());
         try {
             ValueState<String> state = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, big);
             backend.setCurrentKey(1);
             state.update(value);
             first = snapshot(backend, 1);
+            registry.registerAll(Collections.singletonList(first), 1);
             backend.notifyCheckpointComplete(1);
             backend.setCurrentKey(2);
             state.update(value + "y");
             second = snapshot(backend, 2);
+            registry.registerAll(Collections.singletonList(second), 2);
         } finally {
             backend.dispose();
         }
