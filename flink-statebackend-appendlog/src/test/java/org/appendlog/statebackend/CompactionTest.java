@@ -59,13 +59,19 @@ class CompactionTest {
             throws Exception {
         IncrementalRemoteKeyedStateHandle last = null;
         for (int c = fromCheckpoint; c < fromCheckpoint + checkpoints; c++) {
-            for (int key = 0; key < KEYS; key += keyStep) {
-                harness.put(key, (long) key * 1000 + c);
-            }
+            write(harness, c, keyStep);
             last = harness.checkpoint(c);
             harness.awaitCompaction();
         }
         return last;
+    }
+
+    /** Writes every {@code keyStep}-th key with the value that marks checkpoint {@code checkpoint}. */
+    private static void write(BackendHarness harness, int checkpoint, int keyStep)
+            throws IOException {
+        for (int key = 0; key < KEYS; key += keyStep) {
+            harness.put(key, (long) key * 1000 + checkpoint);
+        }
     }
 
     private long restoreAndCheck(
@@ -219,9 +225,7 @@ class CompactionTest {
             rewriteEveryKey(harness, 1, 1);
             completed = rewriteEvenKeys(harness, 2, 9);
             assertThat(passes(harness)).isPositive();
-            for (int key = 0; key < KEYS; key++) {
-                harness.put(key, (long) key * 1000 + 11);
-            }
+            write(harness, 11, 1);
             // This checkpoint refers to the latest run, but the job dies before it completes.
             usingRun = harness.checkpointThatNeverCompletes(11);
             assertThat(segmentNames(usingRun)).anyMatch(name -> name.contains("-run-"));
@@ -251,9 +255,7 @@ class CompactionTest {
             IncrementalRemoteKeyedStateHandle aborted = null;
             List<String> runs = List.of();
             for (id = 2; id < 40 && runs.isEmpty(); id++) {
-                for (int key = 0; key < KEYS; key += 2) {
-                    harness.put(key, (long) key * 1000 + id);
-                }
+                write(harness, id, 2);
                 aborted = harness.checkpointThatNeverCompletes(id);
                 runs =
                         aborted.getSharedState().stream()
@@ -270,9 +272,7 @@ class CompactionTest {
             aborted.discardState();
             harness.backend.notifyCheckpointAborted(id - 1);
 
-            for (int key = 0; key < KEYS; key += 2) {
-                harness.put(key, (long) key * 1000 + id);
-            }
+            write(harness, id, 2);
             last = harness.checkpoint(id);
             assertThat(segmentNames(last)).doesNotContainAnyElementsOf(runs);
         }
