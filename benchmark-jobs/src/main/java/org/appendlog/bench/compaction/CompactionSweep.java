@@ -25,6 +25,7 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.FileUtils;
 
 import java.io.File;
 import java.io.IOException;
@@ -147,6 +148,14 @@ public final class CompactionSweep {
         System.out.printf("running %s: %d keys, %d checkpoints rewriting %.0f%% of them%n",
                 name, keys, checkpoints, updateFraction * 100);
         Path dir = Files.createTempDirectory("compaction-sweep");
+        try {
+            return run(name, compaction, ratio, dir);
+        } finally {
+            FileUtils.deleteDirectory(dir.toFile());
+        }
+    }
+
+    private Result run(String name, boolean compaction, double ratio, Path dir) throws Exception {
         Configuration config = new Configuration();
         config.set(AppendLogOptions.LOG_DIR, dir.toUri().toString());
         config.set(AppendLogOptions.SEGMENT_SIZE, segmentSize);
