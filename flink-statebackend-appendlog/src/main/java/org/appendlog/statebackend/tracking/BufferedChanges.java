@@ -41,7 +41,7 @@ public final class BufferedChanges {
         return records;
     }
 
-    /** Visits the latest record of every entry, partition by partition, in the order written. */
+    /** Visits the latest record of every entry, partition by partition, chunk by chunk. */
     public void forEachLatest(RecordVisitor visitor) {
         for (ChangePartition partition : partitions) {
             partition.forEachLatest(visitor);
@@ -50,7 +50,11 @@ public final class BufferedChanges {
 
     /** Returns the chunks to the buffer for reuse; no reads after this. */
     public void recycle() {
-        partitions.forEach(partition -> partition.recycle(owner::recycle));
+        for (ChangePartition partition : partitions) {
+            if (partition.recycle(owner::recycle)) {
+                owner.reuse(partition);
+            }
+        }
         partitions.clear();
     }
 

@@ -25,8 +25,9 @@ import java.util.concurrent.Executor;
  * the partition's table while the task goes on; the checkpoint is left with the last chunk of each
  * partition. Records are {@code [key group: short][state: short][key and namespace length:
  * int][key and namespace][value length: int, -1 for a removal][value]} and never span chunks.
- * Chunks come back from the asynchronous phase for reuse, so they settle in the old generation
- * instead of being copied by every young collection. When the buffer outgrows {@code limitBytes}
+ * Chunks and the partitions' tables come back from the asynchronous phase for reuse, so they
+ * settle in the old generation instead of being copied by every young collection, and a table
+ * does not grow again, doubling by doubling, in every interval. When the buffer outgrows {@code limitBytes}
  * (a long checkpoint interval), it is deduplicated in place.
  */
 public final class ChangeBuffer {
@@ -38,6 +39,8 @@ public final class ChangeBuffer {
     private static final int MAX_POOLED = 2048;
 
     private final Queue<byte[]> pool = new ArrayBlockingQueue<>(MAX_POOLED);
+    /** Emptied partitions whose tables the next interval reuses instead of growing new ones. */
+    private final Queue<ChangePartition> spentPartitions = new ArrayBlockingQueue<>(PARTITIONS);
     private final DataOutputSerializer scratch = new DataOutputSerializer(256);
     private final Executor deduplicator;
     private final Partition[] partitions = new Partition[PARTITIONS];
@@ -47,7 +50,7 @@ public final class ChangeBuffer {
 
     /** The task thread's end of one partition: the chunk being filled. */
     private final class Partition {
-        ChangePartition changes = new ChangePartition();
+        ChangePartition changes = emptyPartition();
         int chunks;
         byte[] chunk;
         int position;
@@ -89,7 +92,7 @@ public final class ChangeBuffer {
         ChangePartition drain() {
             close();
             ChangePartition drained = changes;
-            changes = new ChangePartition();
+            changes = emptyPartition();
             chunks = 0;
             return drained;
         }
@@ -163,6 +166,16 @@ public final class ChangeBuffer {
         if (bytes > limitBytes / 2) {
             limitBytes *= 2;
         }
+    }
+
+    private ChangePartition emptyPartition() {
+        ChangePartition spent = spentPartitions.poll();
+        return spent != null ? spent : new ChangePartition();
+    }
+
+    /** An emptied partition, for a later interval; dropped if enough are kept already. */
+    void reuse(ChangePartition emptied) {
+        spentPartitions.offer(emptied);
     }
 
     void recycle(byte[] spent) {

@@ -124,32 +124,53 @@ final class ChangePartition {
     }
 
     /**
-     * Visits the latest record of every entry, in the order they were written (so the reads run
-     * through the chunks instead of jumping around them). Only after the last {@link #add}.
+     * Visits the latest record of every entry, chunk by chunk in the order the chunks were
+     * filled (so the reads run through the chunks instead of jumping around them). Only after
+     * the last {@link #add}.
      */
     synchronized void forEachLatest(RecordVisitor visitor) {
         catchUp();
-        long[] positions = Arrays.copyOf(latest, entries);
-        Arrays.sort(positions);
-        for (long position : positions) {
-            byte[] bytes = chunks.get(BufferedChanges.chunkOf(position)).bytes;
-            int at = BufferedChanges.offsetOf(position);
-            visitor.accept(bytes, at, BufferedChanges.recordLength(bytes, at));
+        // A counting sort of the latest positions by chunk, not a comparison sort: the reads run
+        // through the chunks in order either way, and within one 32 KB chunk the order does not
+        // matter to the cache.
+        int[] firstOf = new int[chunks.size() + 1];
+        for (int entry = 0; entry < entries; entry++) {
+            firstOf[BufferedChanges.chunkOf(latest[entry]) + 1]++;
+        }
+        for (int c = 0; c < chunks.size(); c++) {
+            firstOf[c + 1] += firstOf[c];
+        }
+        int[] offsets = new int[entries];
+        int[] next = Arrays.copyOf(firstOf, chunks.size());
+        for (int entry = 0; entry < entries; entry++) {
+            long position = latest[entry];
+            offsets[next[BufferedChanges.chunkOf(position)]++] = BufferedChanges.offsetOf(position);
+        }
+        for (int c = 0; c < chunks.size(); c++) {
+            byte[] bytes = chunks.get(c).bytes;
+            for (int i = firstOf[c]; i < firstOf[c + 1]; i++) {
+                int at = offsets[i];
+                visitor.accept(bytes, at, BufferedChanges.recordLength(bytes, at));
+            }
         }
     }
 
-    /** Hands the chunks back for reuse; the partition is empty afterwards. */
-    synchronized void recycle(Consumer<byte[]> pool) {
+    /**
+     * Hands the chunks back for reuse and empties the partition. Returns whether its table is
+     * worth reusing for a later interval: not if this interval left it mostly empty, so that a
+     * burst of writes does not pin a large table for good.
+     */
+    synchronized boolean recycle(Consumer<byte[]> pool) {
         Chunk chunk;
         while ((chunk = filled.poll()) != null) {
             pool.accept(chunk.bytes);
         }
         chunks.forEach(c -> pool.accept(c.bytes));
         chunks.clear();
-        slots = null;
-        identityAt = null;
-        identityLength = null;
-        latest = null;
-        arena = null;
+        boolean reusable = slots.length == INITIAL_SLOTS || entries >= slots.length / 8;
+        Arrays.fill(slots, 0L);
+        entries = 0;
+        arenaUsed = 0;
+        return reusable;
     }
 }

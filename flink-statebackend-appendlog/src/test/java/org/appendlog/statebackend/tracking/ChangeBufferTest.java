@@ -69,14 +69,31 @@ class ChangeBufferTest {
         }
     }
 
-    /** Writes to 2 states x 20 000 keys, removals and records larger than a chunk, in a random order. */
+    /**
+     * Intervals of very different sizes, so that the partitions' tables are reused after larger
+     * and after smaller intervals, and dropped when an interval left them mostly empty.
+     */
+    @Test
+    void reusedTablesKeepOnlyTheirOwnIntervalsWrites() throws IOException {
+        ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
+        int[] keys = {20_000, 50, 20_000, 3, 200_000, 1_000};
+        for (int round = 0; round < keys.length; round++) {
+            assertLatestKept(buffer, 3 * keys[round] + round, keys[round]);
+        }
+    }
+
     private static void assertLatestKept(ChangeBuffer buffer, int writes) throws IOException {
+        assertLatestKept(buffer, writes, 20_000);
+    }
+
+    /** Writes to 2 states x {@code keys} keys, removals and records larger than a chunk, in a random order. */
+    private static void assertLatestKept(ChangeBuffer buffer, int writes, int keys) throws IOException {
         Map<String, String> expected = new HashMap<>();
         Random random = new Random(writes);
         String big = "x".repeat(ChangeBuffer.CHUNK_BYTES + 10);
         for (int i = 0; i < writes; i++) {
             int state = random.nextInt(2);
-            int key = random.nextInt(20_000);
+            int key = random.nextInt(keys);
             int roll = random.nextInt(1000);
             String value = roll < 100 ? null : roll == 999 ? big + i : "v" + i;
             buffer.write(state, key % 128, key, VoidNamespace.INSTANCE, value, KEYS, NAMESPACES, VALUES);
