@@ -43,23 +43,28 @@ final class KeyGroupIndex {
     }
 
     synchronized void put(int state, byte[] key, int offset, int length, int segment, int record) {
-        segments.byId(segment).live(record);
         int hash = KeyBytes.hash(state, key, offset, length);
         int slot = find(hash, state, key, offset, length);
         if (slot >= 0) {
-            int entry = entryOf(slots[slot]);
-            segments.byId(segmentOf[entry]).died(recordLength[entry]);
-            segmentOf[entry] = segment;
-            recordLength[entry] = record;
+            relocate(entryOf(slots[slot]), segment, record);
             return;
         }
         int entry = newEntry(state, key, offset, length);
         segmentOf[entry] = segment;
         recordLength[entry] = record;
+        segments.byId(segment).live(record);
         HashSlots.insert(slots, HashSlots.occupant(hash, entry + 1));
         if (++size > slots.length / 2) {
             slots = HashSlots.doubled(slots);
         }
+    }
+
+    /** The entry's latest record is now {@code record} bytes in {@code segment}. */
+    private void relocate(int entry, int segment, int record) {
+        segments.byId(segmentOf[entry]).died(recordLength[entry]);
+        segments.byId(segment).live(record);
+        segmentOf[entry] = segment;
+        recordLength[entry] = record;
     }
 
     synchronized void remove(int state, byte[] key, int offset, int length) {
@@ -91,9 +96,13 @@ final class KeyGroupIndex {
     /** Moves the entry to {@code to} unless a newer record has appeared outside {@code from}. */
     synchronized void moveIfStillIn(
             int state, byte[] key, int offset, int length, Set<String> from, int to, int record) {
-        int latest = latestSegment(state, key, offset, length);
-        if (latest >= 0 && from.contains(segments.byId(latest).segment())) {
-            put(state, key, offset, length, to, record);
+        int slot = find(KeyBytes.hash(state, key, offset, length), state, key, offset, length);
+        if (slot < 0) {
+            return;
+        }
+        int entry = entryOf(slots[slot]);
+        if (from.contains(segments.byId(segmentOf[entry]).segment())) {
+            relocate(entry, to, record);
         }
     }
 
