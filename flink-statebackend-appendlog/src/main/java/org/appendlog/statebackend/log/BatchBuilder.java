@@ -3,6 +3,8 @@ package org.appendlog.statebackend.log;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.state.KeyGroupRange;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.List;
 
@@ -16,14 +18,32 @@ public final class BatchBuilder {
     private final KeyGroupRange keyGroups;
     private final List<String> stateNames;
     private final DataOutputSerializer[] perKeyGroup;
+    @Nullable private final int[] expectedBytes;
     private long recordCount;
     private long minCheckpointId = Long.MAX_VALUE;
 
     public BatchBuilder(long checkpointId, KeyGroupRange keyGroups, List<String> stateNames) {
+        this(checkpointId, keyGroups, stateNames, null);
+    }
+
+    /**
+     * @param expectedBytes per key group, how many bytes its records will probably take (those of
+     *     an earlier batch, see {@link #keyGroupBytes}), or null: a key group's buffer then starts
+     *     at about that size instead of doubling its way there, copying everything each time
+     */
+    public BatchBuilder(
+            long checkpointId,
+            KeyGroupRange keyGroups,
+            List<String> stateNames,
+            @Nullable int[] expectedBytes) {
         this.checkpointId = checkpointId;
         this.keyGroups = keyGroups;
         this.stateNames = stateNames;
         this.perKeyGroup = new DataOutputSerializer[keyGroups.getNumberOfKeyGroups()];
+        this.expectedBytes =
+                expectedBytes != null && expectedBytes.length == perKeyGroup.length
+                        ? expectedBytes
+                        : null;
     }
 
     /**
@@ -72,7 +92,8 @@ public final class BatchBuilder {
         int i = keyGroup - keyGroups.getStartKeyGroup();
         DataOutputSerializer out = perKeyGroup[i];
         if (out == null) {
-            out = new DataOutputSerializer(256);
+            int expected = expectedBytes == null ? 0 : expectedBytes[i];
+            out = new DataOutputSerializer(Math.max(256, expected + expected / 8));
             perKeyGroup[i] = out;
         }
         return out;
@@ -111,6 +132,15 @@ public final class BatchBuilder {
                         visitor);
             }
         }
+    }
+
+    /** The bytes of each key group's records, in key group order. */
+    public int[] keyGroupBytes() {
+        int[] bytes = new int[perKeyGroup.length];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = perKeyGroup[i] == null ? 0 : perKeyGroup[i].length();
+        }
+        return bytes;
     }
 
     /** The encoded records of a key group, or null if it has none. */

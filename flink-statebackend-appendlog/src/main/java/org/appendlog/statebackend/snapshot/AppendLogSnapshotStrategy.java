@@ -89,6 +89,13 @@ public final class AppendLogSnapshotStrategy<K> {
     private final Set<Long> fullCheckpoints = new LinkedHashSet<>();
     private List<BatchLocation> base;
     private boolean needsFull;
+    /**
+     * Per key group, the bytes of the last batch a checkpoint appended: the next batch's buffers
+     * start at that size. Guarded by writeLock.
+     */
+    private int[] lastBatchBytes;
+    /** The size of the last checkpoint's timers, likewise. */
+    private volatile int lastTimerBytes;
     /** A compaction result that no completed checkpoint has taken up yet. */
     private CompactionResult pendingCompaction;
     /**
@@ -293,9 +300,10 @@ public final class AppendLogSnapshotStrategy<K> {
                     }
                     long start = System.nanoTime();
                     for (Capture c : toWrite) {
-                        c.materialize();
+                        c.materialize(lastBatchBytes);
                     }
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
+                    lastBatchBytes = batch.keyGroupBytes();
                     long materialized = System.nanoTime();
                     if (batch.recordCount() > 0) {
                         BatchLocation location = appendAndIndex(batch, confirmed);
@@ -349,7 +357,9 @@ public final class AppendLogSnapshotStrategy<K> {
         CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
         registry.registerCloseable(out);
-        new CheckpointManifest(captured.metadata, captured.timers.toBytes(), batches)
+        byte[] timers = captured.timers.toBytes(lastTimerBytes);
+        lastTimerBytes = timers.length;
+        new CheckpointManifest(captured.metadata, timers, batches)
                 .write(new DataOutputViewStreamWrapper(out));
         StreamStateHandle manifest = closeAndGetHandle(out, registry);
 
@@ -383,7 +393,7 @@ public final class AppendLogSnapshotStrategy<K> {
         if (captures.size() == 1) {
             return captures.get(0).records();
         }
-        BatchBuilder batch = new BatchBuilder(checkpointId, keyGroupRange, names);
+        BatchBuilder batch = new BatchBuilder(checkpointId, keyGroupRange, names, lastBatchBytes);
         for (Capture capture : captures) {
             batch.appendAll(capture.records());
         }
@@ -439,7 +449,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 }
             }
         }
-        all.materialize();
+        all.materialize(null);
         return all;
     }
 

@@ -83,8 +83,13 @@ final class Capture {
         return records;
     }
 
-    /** Builds the records: the latest logged write of each entry, then the marked entries. */
-    synchronized void materialize() throws IOException {
+    /**
+     * Builds the records: the latest logged write of each entry, then the marked entries.
+     *
+     * @param expectedBytes per key group, the bytes an earlier batch took, or null (see {@link
+     *     BatchBuilder#BatchBuilder(long, org.apache.flink.runtime.state.KeyGroupRange, java.util.List, int[])})
+     */
+    synchronized void materialize(@Nullable int[] expectedBytes) throws IOException {
         if (records != null) {
             return;
         }
@@ -92,7 +97,8 @@ final class Capture {
             records = marked;
         } else {
             BatchBuilder all =
-                    new BatchBuilder(checkpointId, marked.keyGroups(), marked.stateNames());
+                    new BatchBuilder(
+                            checkpointId, marked.keyGroups(), marked.stateNames(), expectedBytes);
             IOException[] failure = {null};
             logged.forEachLatest(
                     (buffer, at, length) -> {

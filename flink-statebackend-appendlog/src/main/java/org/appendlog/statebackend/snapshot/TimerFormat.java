@@ -31,10 +31,14 @@ public final class TimerFormat {
         private final List<TypeSerializer<?>> serializers = new ArrayList<>();
         private final List<Object[]> elements = new ArrayList<>();
 
-        /** Per queue, a count and the elements. */
+        /**
+         * Per queue, a count and the elements; {@code expectedBytes} (the last checkpoint's size)
+         * sizes the buffer, so that it need not double its way there.
+         */
         @SuppressWarnings({"unchecked", "rawtypes"})
-        byte[] toBytes() throws IOException {
-            DataOutputSerializer out = new DataOutputSerializer(64);
+        byte[] toBytes(int expectedBytes) throws IOException {
+            DataOutputSerializer out =
+                    new DataOutputSerializer(Math.max(64, expectedBytes + expectedBytes / 8));
             for (int q = 0; q < elements.size(); q++) {
                 TypeSerializer serializer = serializers.get(q);
                 out.writeInt(elements.get(q).length);
