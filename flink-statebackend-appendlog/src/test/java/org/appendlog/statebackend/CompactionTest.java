@@ -240,7 +240,8 @@ class CompactionTest {
     /**
      * The first checkpoint to refer to a compaction run is aborted, and the task discards it
      * before the JobManager registered it, which deletes the run: later checkpoints must not
-     * refer to the run.
+     * refer to the run, and later passes must still copy the entries compaction had moved into
+     * it (the odd keys, written only once).
      */
     @Test
     void aRunWhoseFirstCheckpointWasAbortedIsNotReferredToAgain() throws Exception {
@@ -249,34 +250,108 @@ class CompactionTest {
         IncrementalRemoteKeyedStateHandle last;
         int id;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            rewriteEveryKey(harness, 1, 1);
-            // Even keys are rewritten until a checkpoint takes up a run that no completed one
-            // refers to yet: listed with a real handle, not a placeholder.
-            IncrementalRemoteKeyedStateHandle aborted = null;
-            List<String> runs = List.of();
-            for (id = 2; id < 40 && runs.isEmpty(); id++) {
-                write(harness, id, 2);
-                aborted = harness.checkpointThatNeverCompletes(id);
-                runs =
-                        aborted.getSharedState().stream()
-                                .filter(h -> !(h.getHandle() instanceof PlaceholderStreamStateHandle))
-                                .map(HandleAndLocalPath::getLocalPath)
-                                .filter(name -> name.contains("-run-"))
-                                .collect(Collectors.toList());
-                if (runs.isEmpty()) {
-                    harness.confirm(aborted, id);
-                    harness.awaitCompaction();
-                }
-            }
-            assertThat(runs).isNotEmpty();
-            aborted.discardState();
-            harness.backend.notifyCheckpointAborted(id - 1);
+            RunTakenUp taken = checkpointTakingUpARun(harness);
+            taken.handle.discardState();
+            harness.backend.notifyCheckpointAborted(taken.checkpointId);
 
+            id = taken.checkpointId + 1;
             write(harness, id, 2);
             last = harness.checkpoint(id);
-            assertThat(segmentNames(last)).doesNotContainAnyElementsOf(runs);
+            assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
+            restoreAndCheck(stateBackend, registry, last, id, 1);
+
+            long passesBefore = passes(harness);
+            last = rewriteEvenKeys(harness, id + 1, 10);
+            assertThat(passes(harness)).isGreaterThan(passesBefore);
         }
-        restoreAndCheck(stateBackend, registry, last, id, 1);
+        restoreAndCheck(stateBackend, registry, last, id + 10, 1);
+    }
+
+    /**
+     * The next checkpoint is written before the abort of the one that took up a run reaches the
+     * task: it must not refer to the run either, which the discarded checkpoint took along.
+     */
+    @Test
+    void aRunIsReferredToOnlyByItsFirstCheckpointUntilThatCompletes() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle next;
+        int id;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            RunTakenUp taken = checkpointTakingUpARun(harness);
+            id = taken.checkpointId + 1;
+            write(harness, id, 2);
+            next = harness.checkpointThatNeverCompletes(id);
+            assertThat(segmentNames(next)).doesNotContainAnyElementsOf(taken.runs);
+
+            taken.handle.discardState();
+            harness.backend.notifyCheckpointAborted(taken.checkpointId);
+            harness.confirm(next, id);
+        }
+        restoreAndCheck(stateBackend, registry, next, id, 1);
+    }
+
+    /**
+     * The checkpoint that took up a run never completes and no abort arrives; a later one
+     * completes without the run. Compaction must go on, not wait for the lost checkpoint.
+     */
+    @Test
+    void compactionGoesOnWhenTheCheckpointThatTookUpARunIsSubsumed() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            RunTakenUp taken = checkpointTakingUpARun(harness);
+            int from = taken.checkpointId + 1;
+            write(harness, from, 2);
+            harness.checkpoint(from);
+            harness.awaitCompaction();
+            long passesBefore = passes(harness);
+
+            last = rewriteEvenKeys(harness, from + 1, 20);
+            assertThat(passes(harness)).isGreaterThan(passesBefore);
+            assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
+            // The odd keys, written once, went through passes after the run was dropped.
+            restoreAndCheck(stateBackend, registry, last, from + 20, 1);
+        }
+    }
+
+    /** A checkpoint that took up a compaction run no completed checkpoint refers to yet. */
+    private static final class RunTakenUp {
+        final IncrementalRemoteKeyedStateHandle handle;
+        final int checkpointId;
+        /** The runs it lists with real handles (not placeholders): it owns them. */
+        final List<String> runs;
+
+        RunTakenUp(IncrementalRemoteKeyedStateHandle handle, int checkpointId, List<String> runs) {
+            this.handle = handle;
+            this.checkpointId = checkpointId;
+            this.runs = runs;
+        }
+    }
+
+    /**
+     * Rewrites the even keys, confirming each checkpoint, until one takes up a run; that one is
+     * left unconfirmed.
+     */
+    private RunTakenUp checkpointTakingUpARun(BackendHarness harness) throws Exception {
+        rewriteEveryKey(harness, 1, 1);
+        for (int id = 2; id < 40; id++) {
+            write(harness, id, 2);
+            IncrementalRemoteKeyedStateHandle handle = harness.checkpointThatNeverCompletes(id);
+            List<String> runs =
+                    handle.getSharedState().stream()
+                            .filter(h -> !(h.getHandle() instanceof PlaceholderStreamStateHandle))
+                            .map(HandleAndLocalPath::getLocalPath)
+                            .filter(name -> name.contains("-run-"))
+                            .collect(Collectors.toList());
+            if (!runs.isEmpty()) {
+                return new RunTakenUp(handle, id, runs);
+            }
+            harness.confirm(handle, id);
+            harness.awaitCompaction();
+        }
+        throw new AssertionError("no checkpoint took up a compaction run in 40 checkpoints");
     }
 
     @Test

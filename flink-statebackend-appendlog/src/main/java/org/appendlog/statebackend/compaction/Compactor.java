@@ -204,9 +204,6 @@ public final class Compactor implements Closeable {
                 location == null ? "nothing (no live records)" : location,
                 lastDurationMillis,
                 taken ? "" : "; the log moved on meanwhile, result dropped");
-        if (!taken && location != null) {
-            log.discardRun(location.segment());
-        }
     }
 
     /** The live records of one key-group slice. */
@@ -386,10 +383,10 @@ public final class Compactor implements Closeable {
         return result;
     }
 
-    /** Whether the index places the entry's latest record in a compacted segment. */
+    /** Whether the entry's latest record may be in a compacted segment. */
     private boolean latestIn(
             Set<String> compacted, int kg, int state, byte[] key, int offset, int length) {
-        return compacted.contains(index.latestSegment(kg, state, key, offset, length));
+        return index.latestMayBeIn(compacted, kg, state, key, offset, length);
     }
 
     /** Whether a batch that stays may hold a record of key group {@code kg} older than {@code id}. */

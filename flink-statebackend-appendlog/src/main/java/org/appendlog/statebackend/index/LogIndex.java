@@ -30,6 +30,7 @@ public final class LogIndex {
     private final KeyGroupIndex[] perKeyGroup;
     private final Segments segments = new Segments();
     private final ConcurrentHashMap<String, SegmentStats> referenced = new ConcurrentHashMap<>();
+    private final Set<String> droppedRuns = ConcurrentHashMap.newKeySet();
 
     /** Guards the count of index updates still running, and the first that failed. */
     private final Object updates = new Object();
@@ -172,6 +173,27 @@ public final class LogIndex {
                 throw new IOException("The state log's index missed a batch", failedUpdate);
             }
         }
+    }
+
+    /**
+     * A compaction run was dropped after compaction had moved entries into it here. Those entries
+     * still point at the run, and their latest records are again where they were before: in
+     * segments of the log, which a later pass may compact.
+     */
+    public void runDropped(String run) {
+        droppedRuns.add(run);
+    }
+
+    /**
+     * Whether the entry's latest record may be in one of {@code segments}: the index places it
+     * there, or in a dropped run (see {@link #runDropped}), so that it may be anywhere. Compaction
+     * copies such a record rather than lose it; should it be an older one, the latest record
+     * still wins on restore by its checkpoint id.
+     */
+    public boolean latestMayBeIn(
+            Set<String> segments, int keyGroup, int state, byte[] key, int offset, int keyLength) {
+        String latest = latestSegment(keyGroup, state, key, offset, keyLength);
+        return latest != null && (segments.contains(latest) || droppedRuns.contains(latest));
     }
 
     /** The segment of the entry's latest record, or null if the entry is not live. */

@@ -38,6 +38,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nonnull;
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -473,7 +474,10 @@ public final class AppendLogSnapshotStrategy<K> {
     private List<BatchLocation> withCompaction(List<BatchLocation> batches, long checkpointId) {
         List<BatchLocation> result = new ArrayList<>();
         if (pendingCompaction == null
-                || !keys(batches).containsAll(pendingCompaction.replacedBatches())) {
+                || !keys(batches).containsAll(pendingCompaction.replacedBatches())
+                // Until the checkpoint that took the run up completes, only it refers to the run:
+                // should that checkpoint be discarded unregistered, the run goes with it.
+                || (pendingTakenUpBy >= 0 && pendingTakenUpBy != checkpointId)) {
             result.addAll(batches);
             return result;
         }
@@ -498,13 +502,15 @@ public final class AppendLogSnapshotStrategy<K> {
     }
 
     /**
-     * Offers a finished compaction; the next checkpoints use it. Refused if the checkpoint the
-     * compactor read no longer underlies the log (a full checkpoint, a concurrent pass).
+     * Offers a finished compaction; the next checkpoints use it. Refused, and its run dropped, if
+     * the checkpoint the compactor read no longer underlies the log (a full checkpoint, a
+     * concurrent pass).
      */
     public boolean offerCompaction(CompactionResult result) {
         synchronized (lock) {
             if (pendingCompaction != null
                     || !keys(base).containsAll(result.replacedBatches())) {
+                drop(result.run());
                 return false;
             }
             pendingCompaction = result;
@@ -526,7 +532,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 return;
             }
             base = batches;
-            settleCompaction();
+            settleCompaction(checkpointId);
             pending.removeIf(c -> c.checkpointId <= checkpointId);
             written.headMap(checkpointId, true).clear();
             if (fullCheckpoints.contains(checkpointId)) {
@@ -537,26 +543,41 @@ public final class AppendLogSnapshotStrategy<K> {
         }
     }
 
-    /** Clears the pending compaction once a completed checkpoint took it up or made it moot. */
-    private void settleCompaction() {
+    /**
+     * Clears the pending compaction once a completed checkpoint took it up or made it moot, or
+     * once a later checkpoint completed without it after an earlier one took it up: the earlier
+     * one can no longer complete, and the task may discard it, run and all.
+     */
+    private void settleCompaction(long completedId) {
         if (pendingCompaction == null) {
             return;
         }
         Set<String> current = keys(base);
-        if (current.containsAll(pendingCompaction.replacedBatches())) {
+        boolean takenUpByAnAbandonedCheckpoint =
+                pendingTakenUpBy >= 0 && pendingTakenUpBy < completedId;
+        if (current.containsAll(pendingCompaction.replacedBatches())
+                && !takenUpByAnAbandonedCheckpoint) {
             return;
         }
         dropCompaction(current);
     }
 
-    /** Forgets the pending compaction; its run is deleted unless {@code current} refers to it. */
+    /** Forgets the pending compaction; its run is dropped unless {@code current} refers to it. */
     private void dropCompaction(Set<String> current) {
         BatchLocation run = pendingCompaction.run();
         if (run != null && !current.contains(run.key())) {
-            log.discardRun(run.segment());
+            drop(run);
         }
         pendingCompaction = null;
         pendingTakenUpBy = -1;
+    }
+
+    /** A run that the log will never refer to: deleted unless a checkpoint was given it. */
+    private void drop(@Nullable BatchLocation run) {
+        if (run != null) {
+            log.discardRun(run.segment());
+            index.runDropped(run.segment());
+        }
     }
 
     /** The index stops counting segments that no checkpoint of this backend can refer to. */
