@@ -251,13 +251,10 @@ class CompactionTest {
         int id;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
-            taken.handle.discardState();
-            harness.backend.notifyCheckpointAborted(taken.checkpointId);
+            taken.abortAndDiscard(harness);
 
             id = taken.checkpointId + 1;
-            write(harness, id, 2);
-            last = harness.checkpoint(id);
-            assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
+            last = checkpointAfter(harness, taken, true);
             restoreAndCheck(stateBackend, registry, last, id, 1);
 
             long passesBefore = passes(harness);
@@ -280,12 +277,9 @@ class CompactionTest {
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             id = taken.checkpointId + 1;
-            write(harness, id, 2);
-            next = harness.checkpointThatNeverCompletes(id);
-            assertThat(segmentNames(next)).doesNotContainAnyElementsOf(taken.runs);
+            next = checkpointAfter(harness, taken, false);
 
-            taken.handle.discardState();
-            harness.backend.notifyCheckpointAborted(taken.checkpointId);
+            taken.abortAndDiscard(harness);
             harness.confirm(next, id);
         }
         restoreAndCheck(stateBackend, registry, next, id, 1);
@@ -303,8 +297,7 @@ class CompactionTest {
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             int from = taken.checkpointId + 1;
-            write(harness, from, 2);
-            harness.checkpoint(from);
+            checkpointAfter(harness, taken, true);
             harness.awaitCompaction();
             long passesBefore = passes(harness);
 
@@ -314,6 +307,20 @@ class CompactionTest {
             // The odd keys, written once, went through passes after the run was dropped.
             restoreAndCheck(stateBackend, registry, last, from + 20, 1);
         }
+    }
+
+    /**
+     * Rewrites the even keys for the checkpoint after {@code taken} and takes it, confirmed or
+     * not; it must not refer to the run that {@code taken} took up.
+     */
+    private static IncrementalRemoteKeyedStateHandle checkpointAfter(
+            BackendHarness harness, RunTakenUp taken, boolean confirmed) throws Exception {
+        int id = taken.checkpointId + 1;
+        write(harness, id, 2);
+        IncrementalRemoteKeyedStateHandle handle =
+                confirmed ? harness.checkpoint(id) : harness.checkpointThatNeverCompletes(id);
+        assertThat(segmentNames(handle)).doesNotContainAnyElementsOf(taken.runs);
+        return handle;
     }
 
     /** A checkpoint that took up a compaction run no completed checkpoint refers to yet. */
@@ -327,6 +334,12 @@ class CompactionTest {
             this.handle = handle;
             this.checkpointId = checkpointId;
             this.runs = runs;
+        }
+
+        /** The checkpoint is aborted, and the task discards it before the JobManager registered it. */
+        void abortAndDiscard(BackendHarness harness) throws Exception {
+            handle.discardState();
+            harness.backend.notifyCheckpointAborted(checkpointId);
         }
     }
 
