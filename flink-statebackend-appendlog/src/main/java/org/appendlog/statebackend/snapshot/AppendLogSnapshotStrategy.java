@@ -304,9 +304,10 @@ public final class AppendLogSnapshotStrategy<K> {
                         c.materialize(lastBatchBytes);
                     }
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
-                    lastBatchBytes = batch.keyGroupBytes();
                     long materialized = System.nanoTime();
                     if (batch.recordCount() > 0) {
+                        // an empty batch (an idle interval) says nothing about the next one
+                        lastBatchBytes = batch.keyGroupBytes();
                         BatchLocation location = appendAndIndex(batch, confirmed);
                         batches.add(location);
                         appended = location.length();

@@ -86,8 +86,8 @@ final class Capture {
     /**
      * Builds the records: the latest logged write of each entry, then the marked entries.
      *
-     * @param expectedBytes per key group, the bytes an earlier batch took, or null (see {@link
-     *     BatchBuilder#BatchBuilder(long, org.apache.flink.runtime.state.KeyGroupRange, java.util.List, int[])})
+     * @param expectedBytes per key group, the bytes an earlier batch took, or null: the starting
+     *     sizes of the new batch's buffers
      */
     synchronized void materialize(@Nullable int[] expectedBytes) throws IOException {
         if (records != null) {
