@@ -179,16 +179,8 @@ public final class Compactor implements Closeable {
         if (run.recordCount() > 0) {
             location = log.writeRun(run);
             throttle.acquire(location.length());
-            String runSegment = location.segment();
-            index.batchAdded(runSegment, location.length());
-            run.forEachRecord(
-                    (keyGroup, state, bytes, keyOffset, keyLength, length, tombstone) -> {
-                        if (!tombstone) {
-                            index.moved(
-                                    keyGroup, state, bytes, keyOffset, keyLength, compacted,
-                                    runSegment, length);
-                        }
-                    });
+            index.batchAdded(location.segment(), location.length());
+            index.moved(run, compacted, location.segment());
         }
         passes.incrementAndGet();
         bytesRead.addAndGet(read);
@@ -314,9 +306,11 @@ public final class Compactor implements Closeable {
             // so every record of an entry that is copied gets offered: the same candidates, in
             // the same (first read) order, as when every record was deduplicated.
             tombstones.clear();
+            int records = 0;
             for (Piece piece : pieces) {
                 piece.walkFrom(cursor, piece.offset);
                 while (cursor.next()) {
+                    records++;
                     if (cursor.isTombstone()) {
                         tombstones.offer(
                                 piece.state(cursor),
@@ -329,6 +323,7 @@ public final class Compactor implements Closeable {
                 }
             }
             latest.clear();
+            index.warm(kg, records);
             for (int p = 0; p < pieces.size(); p++) {
                 Piece piece = pieces.get(p);
                 piece.walkFrom(cursor, piece.offset);

@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.index;
 
+import org.appendlog.statebackend.log.CacheWarmup;
 import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.log.KeyBytes;
 
@@ -103,6 +104,19 @@ final class KeyGroupIndex {
         int entry = entryOf(slots[slot]);
         if (from.contains(segments.byId(segmentOf[entry]).segment())) {
             relocate(entry, to, record);
+        }
+    }
+
+    /** About to be probed {@code probes} times: reads the table into the cache if that pays. */
+    synchronized void warmFor(int probes) {
+        long tableBytes = (long) slots.length * Long.BYTES + (long) entries * 16 + arenaUsed;
+        if (CacheWarmup.pays(probes, tableBytes)) {
+            CacheWarmup.read(slots, slots.length);
+            CacheWarmup.read(keyAt, entries);
+            CacheWarmup.read(keyLength, entries);
+            CacheWarmup.read(segmentOf, entries);
+            CacheWarmup.read(recordLength, entries);
+            CacheWarmup.read(arena, arenaUsed);
         }
     }
 

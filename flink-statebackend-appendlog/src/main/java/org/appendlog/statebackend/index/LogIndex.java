@@ -110,14 +110,42 @@ public final class LogIndex {
     public void batchWritten(BatchBuilder batch, String segment) throws IOException {
         int id = segments.idOf(segment);
         stats(id);
-        batch.forEachRecord(
-                (keyGroup, state, bytes, keyOffset, keyLength, length, tombstone) -> {
+        forEachRecord(
+                batch,
+                (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
                     if (tombstone) {
-                        of(keyGroup).remove(state, bytes, keyOffset, keyLength);
+                        index.remove(state, bytes, keyOffset, keyLength);
                     } else {
-                        of(keyGroup).put(state, bytes, keyOffset, keyLength, id, length);
+                        index.put(state, bytes, keyOffset, keyLength, id, length);
                     }
                 });
+    }
+
+    /** Receives one record of a batch together with the table of its key group. */
+    @FunctionalInterface
+    private interface IndexedRecordVisitor {
+        void accept(
+                KeyGroupIndex index,
+                int state,
+                byte[] bytes,
+                int keyOffset,
+                int keyLength,
+                int length,
+                boolean tombstone);
+    }
+
+    /** Visits a batch's records key group by key group, warming each group's table first. */
+    private void forEachRecord(BatchBuilder batch, IndexedRecordVisitor visitor)
+            throws IOException {
+        for (int keyGroup : batch.keyGroups()) {
+            KeyGroupIndex index = of(keyGroup);
+            index.warmFor(batch.recordCount(keyGroup));
+            batch.forEachRecord(
+                    keyGroup,
+                    (kg, state, bytes, keyOffset, keyLength, length, tombstone) ->
+                            visitor.accept(
+                                    index, state, bytes, keyOffset, keyLength, length, tombstone));
+        }
     }
 
     /**
@@ -202,22 +230,27 @@ public final class LogIndex {
         return id < 0 ? null : segments.byId(id).segment();
     }
 
+    /** The entries of {@code keyGroup} are about to be looked up {@code probes} times. */
+    public void warm(int keyGroup, int probes) {
+        of(keyGroup).warmFor(probes);
+    }
+
     /**
-     * Compaction copied the entry's record into {@code run}; the index follows unless a checkpoint
-     * wrote a newer record meanwhile.
+     * Compaction copied the value records of {@code run} into segment {@code runSegment}; the
+     * index follows for each entry unless a checkpoint wrote a newer record meanwhile.
      */
-    public void moved(
-            int keyGroup,
-            int state,
-            byte[] key,
-            int offset,
-            int keyLength,
-            Set<String> compacted,
-            String run,
-            int length) {
-        int id = segments.idOf(run);
+    public void moved(BatchBuilder run, Set<String> compacted, String runSegment)
+            throws IOException {
+        int id = segments.idOf(runSegment);
         stats(id);
-        of(keyGroup).moveIfStillIn(state, key, offset, keyLength, compacted, id, length);
+        forEachRecord(
+                run,
+                (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
+                    if (!tombstone) {
+                        index.moveIfStillIn(
+                                state, bytes, keyOffset, keyLength, compacted, id, length);
+                    }
+                });
     }
 
     /** Stops counting segments that no checkpoint of this backend refers to any more. */

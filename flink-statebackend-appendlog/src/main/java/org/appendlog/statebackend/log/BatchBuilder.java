@@ -18,6 +18,7 @@ public final class BatchBuilder {
     private final KeyGroupRange keyGroups;
     private final List<String> stateNames;
     private final DataOutputSerializer[] perKeyGroup;
+    private final int[] recordsPerKeyGroup;
     @Nullable private final int[] expectedBytes;
     private long recordCount;
     private long minCheckpointId = Long.MAX_VALUE;
@@ -40,6 +41,7 @@ public final class BatchBuilder {
         this.keyGroups = keyGroups;
         this.stateNames = stateNames;
         this.perKeyGroup = new DataOutputSerializer[keyGroups.getNumberOfKeyGroups()];
+        this.recordsPerKeyGroup = new int[perKeyGroup.length];
         this.expectedBytes =
                 expectedBytes != null && expectedBytes.length == perKeyGroup.length
                         ? expectedBytes
@@ -62,6 +64,7 @@ public final class BatchBuilder {
             int valueLength)
             throws IOException {
         recordCount++;
+        recordsPerKeyGroup[keyGroup - keyGroups.getStartKeyGroup()]++;
         minCheckpointId = Math.min(minCheckpointId, recordCheckpointId);
         return LogRecord.write(
                 out(keyGroup),
@@ -82,6 +85,7 @@ public final class BatchBuilder {
             if (data != null) {
                 out(keyGroups.getStartKeyGroup() + i)
                         .write(data.getSharedBuffer(), 0, data.length());
+                recordsPerKeyGroup[i] += other.recordsPerKeyGroup[i];
             }
         }
         recordCount += other.recordCount;
@@ -120,17 +124,22 @@ public final class BatchBuilder {
         return recordCount == 0 ? checkpointId : minCheckpointId;
     }
 
+    public int recordCount(int keyGroup) {
+        return recordsPerKeyGroup[keyGroup - keyGroups.getStartKeyGroup()];
+    }
+
     /** Visits every record, key group by key group, in the order they will be in the batch. */
     public void forEachRecord(LogRecord.EncodedVisitor visitor) throws IOException {
-        for (int i = 0; i < perKeyGroup.length; i++) {
-            DataOutputSerializer data = perKeyGroup[i];
-            if (data != null) {
-                LogRecord.forEach(
-                        keyGroups.getStartKeyGroup() + i,
-                        data.getSharedBuffer(),
-                        data.length(),
-                        visitor);
-            }
+        for (int keyGroup : keyGroups) {
+            forEachRecord(keyGroup, visitor);
+        }
+    }
+
+    /** Visits the records of one key group, in the order they will be in the batch. */
+    public void forEachRecord(int keyGroup, LogRecord.EncodedVisitor visitor) throws IOException {
+        DataOutputSerializer data = keyGroupData(keyGroup);
+        if (data != null) {
+            LogRecord.forEach(keyGroup, data.getSharedBuffer(), data.length(), visitor);
         }
     }
 

@@ -54,6 +54,7 @@ public final class ChangeBuffer {
         int chunks;
         byte[] chunk;
         int position;
+        int chunkRecords;
 
         void append(byte[] record, int offset, int length) {
             if (chunk == null || position + length > chunk.length) {
@@ -70,16 +71,18 @@ public final class ChangeBuffer {
                 byte[] next = length > CHUNK_BYTES ? null : pool.poll();
                 chunk = next != null ? next : new byte[Math.max(CHUNK_BYTES, length)];
                 position = 0;
+                chunkRecords = 0;
             }
             System.arraycopy(record, offset, chunk, position, length);
             position += length;
+            chunkRecords++;
         }
 
         /** Hands the current chunk over, if it holds records; returns whether it did. */
         boolean close() {
             boolean handed = false;
             if (chunk != null && position > 0) {
-                changes.add(chunk, position);
+                changes.add(chunk, position, chunkRecords);
                 chunks++;
                 handed = true;
             } else if (chunk != null) {

@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.tracking;
 
+import org.appendlog.statebackend.log.CacheWarmup;
 import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.tracking.BufferedChanges.RecordVisitor;
 
@@ -21,20 +22,23 @@ import java.util.function.Consumer;
  * its identity (state id and key and namespace bytes) is copied once into a small arena, and the
  * position of its latest record is kept. A repeated write is matched against the arena, not
  * against its earlier record somewhere in the chunks: table and arena grow with the distinct
- * entries, not the records, and stay in the processor's cache.
+ * entries, not the records, and are small enough to be read into the processor's cache before
+ * each chunk ({@link CacheWarmup}): the other partitions' chunks evict them in between.
  */
 final class ChangePartition {
 
     private static final int INITIAL_SLOTS = 1 << 12;
 
-    /** A filled chunk and the bytes used in it. */
+    /** A filled chunk, the bytes used in it and the records they hold. */
     private static final class Chunk {
         final byte[] bytes;
         final int used;
+        final int records;
 
-        Chunk(byte[] bytes, int used) {
+        Chunk(byte[] bytes, int used, int records) {
             this.bytes = bytes;
             this.used = used;
+            this.records = records;
         }
     }
 
@@ -52,8 +56,8 @@ final class ChangePartition {
     private int arenaUsed;
 
     /** Task thread: a chunk is full, or the barrier came; the chunk is not written any more. */
-    void add(byte[] chunk, int used) {
-        filled.add(new Chunk(chunk, used));
+    void add(byte[] chunk, int used, int records) {
+        filled.add(new Chunk(chunk, used, records));
     }
 
     /** Puts the chunks handed over so far into the table. */
@@ -61,8 +65,19 @@ final class ChangePartition {
         Chunk chunk;
         while ((chunk = filled.poll()) != null) {
             chunks.add(chunk);
+            if (CacheWarmup.pays(chunk.records, tableBytes())) {
+                CacheWarmup.read(slots, slots.length);
+                CacheWarmup.read(identityAt, entries);
+                CacheWarmup.read(identityLength, entries);
+                CacheWarmup.read(latest, entries);
+                CacheWarmup.read(arena, arenaUsed);
+            }
             put(chunk, chunks.size() - 1);
         }
+    }
+
+    private long tableBytes() {
+        return (long) slots.length * Long.BYTES + (long) entries * 16 + arenaUsed;
     }
 
     private void put(Chunk chunk, int c) {

@@ -32,7 +32,7 @@ class LogIndexTest {
     private static final String[] SEGMENTS = {"s0", "s1", "s2", "s3", "run"};
 
     @Test
-    void agreesWithAMapThroughWritesRemovalsAndMoves() {
+    void agreesWithAMapThroughWritesRemovalsAndMoves() throws Exception {
         LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
         Map<String, String> latest = new HashMap<>();
         Map<String, Integer> lengths = new HashMap<>();
@@ -49,10 +49,13 @@ class LogIndexTest {
                 latest.remove(id);
                 lengths.remove(id);
             } else if (roll < 4) {
-                index.moved(keyGroup, state, key, 0, key.length, Set.of("s1", "s2"), "run", 20);
+                BatchBuilder run =
+                        new BatchBuilder(1, KeyGroupRange.of(0, 3), List.of("a", "b", "c"));
+                int length = run.add(keyGroup, 1, state, key, 0, key.length, new byte[20], 0, 20);
+                index.moved(run, Set.of("s1", "s2"), "run");
                 if (latest.containsKey(id) && Set.of("s1", "s2").contains(latest.get(id))) {
                     latest.put(id, "run");
-                    lengths.put(id, 20);
+                    lengths.put(id, length);
                 }
             } else {
                 String segment = SEGMENTS[random.nextInt(4)];
@@ -82,6 +85,67 @@ class LogIndexTest {
             assertThat(index.stats(segment).liveBytes())
                     .as(segment)
                     .isEqualTo(liveBytes.getOrDefault(segment, 0L));
+        }
+    }
+
+    /**
+     * Batches index key group by key group (reading each key group's table into the cache first
+     * when the batch has many records for it): the outcome equals indexing record by record.
+     */
+    @Test
+    void aBatchIndexesLikeItsRecordsOneByOne() throws Exception {
+        KeyGroupRange range = KeyGroupRange.of(4, 7);
+        LogIndex batched = new LogIndex(range);
+        LogIndex single = new LogIndex(range);
+        Random random = new Random(5);
+        for (int round = 0; round < 6; round++) {
+            String segment = "s" + round;
+            BatchBuilder batch = new BatchBuilder(round, range, List.of("a", "b"));
+            BatchBuilder tail = new BatchBuilder(round, range, List.of("a", "b"));
+            int[] perKeyGroup = new int[4];
+            // Within a key group, the tail's records come after the batch's: so in the expected
+            // index, whose writes are in that order too.
+            List<Runnable> tailWrites = new ArrayList<>();
+            for (int i = 0; i < 20_000; i++) {
+                int keyGroup = 4 + random.nextInt(4);
+                int state = random.nextInt(2);
+                byte[] key = ("k" + random.nextInt(40_000)).getBytes(StandardCharsets.UTF_8);
+                boolean tombstone = random.nextInt(20) == 0;
+                boolean inTail = i % 3 == 0;
+                byte[] value = tombstone ? null : key;
+                BatchBuilder into = inTail ? tail : batch;
+                int length =
+                        into.add(keyGroup, round, state, key, 0, key.length, value, 0, key.length);
+                perKeyGroup[keyGroup - 4]++;
+                Runnable write =
+                        () ->
+                                single.recordWritten(
+                                        keyGroup, state, key, 0, key.length, segment, length,
+                                        tombstone);
+                if (inTail) {
+                    tailWrites.add(write);
+                } else {
+                    write.run();
+                }
+            }
+            tailWrites.forEach(Runnable::run);
+            batch.appendAll(tail);
+            for (int keyGroup = 4; keyGroup <= 7; keyGroup++) {
+                assertThat(batch.recordCount(keyGroup)).isEqualTo(perKeyGroup[keyGroup - 4]);
+            }
+            batched.batchWritten(batch, segment);
+        }
+        assertThat(batched.liveEntries()).isEqualTo(single.liveEntries()).isGreaterThan(20_000);
+        for (int round = 0; round < 6; round++) {
+            assertThat(batched.stats("s" + round).liveBytes())
+                    .isEqualTo(single.stats("s" + round).liveBytes());
+        }
+        for (int k = 0; k < 40_000; k++) {
+            byte[] key = ("k" + k).getBytes(StandardCharsets.UTF_8);
+            for (int keyGroup = 4; keyGroup <= 7; keyGroup++) {
+                assertThat(batched.latestSegment(keyGroup, 1, key, 0, key.length))
+                        .isEqualTo(single.latestSegment(keyGroup, 1, key, 0, key.length));
+            }
         }
     }
 
