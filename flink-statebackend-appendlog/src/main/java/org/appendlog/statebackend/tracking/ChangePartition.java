@@ -162,7 +162,11 @@ final class ChangePartition {
             offsets[next[BufferedChanges.chunkOf(position)]++] = BufferedChanges.offsetOf(position);
         }
         for (int c = 0; c < chunks.size(); c++) {
-            byte[] bytes = chunks.get(c).bytes;
+            Chunk chunk = chunks.get(c);
+            byte[] bytes = chunk.bytes;
+            if (CacheWarmup.pays(firstOf[c + 1] - firstOf[c], chunk.used)) {
+                CacheWarmup.read(bytes, chunk.used);
+            }
             for (int i = firstOf[c]; i < firstOf[c + 1]; i++) {
                 int at = offsets[i];
                 visitor.accept(bytes, at, BufferedChanges.recordLength(bytes, at));
