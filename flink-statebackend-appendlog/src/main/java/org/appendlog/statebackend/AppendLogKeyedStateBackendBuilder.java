@@ -361,6 +361,11 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             queues.add(allQueues.get(position));
         }
         TimerFormat.restore(
-                checkpoint.manifest().timers(), serializers, queues, keyGroupRange, numberOfKeyGroups);
+                checkpoint.manifest().timers(),
+                checkpoint.manifest().version(),
+                serializers,
+                queues,
+                keyGroupRange,
+                numberOfKeyGroups);
     }
 }

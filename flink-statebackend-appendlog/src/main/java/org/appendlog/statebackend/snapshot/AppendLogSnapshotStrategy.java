@@ -359,11 +359,21 @@ public final class AppendLogSnapshotStrategy<K> {
         CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
         registry.registerCloseable(out);
+        long timersStart = System.nanoTime();
         byte[] timers = captured.timers.toBytes(lastTimerBytes);
         lastTimerBytes = timers.length;
+        long timersMillis = (System.nanoTime() - timersStart) / 1_000_000;
         new CheckpointManifest(captured.metadata, timers, batches)
                 .write(new DataOutputViewStreamWrapper(out));
         StreamStateHandle manifest = closeAndGetHandle(out, registry);
+        LOG.debug(
+                "Checkpoint {} wrote its manifest ({} bytes, {} of them timers, serialized in {} ms)"
+                        + " referring to {} batch(es)",
+                checkpointId,
+                manifest.getStateSize(),
+                timers.length,
+                timersMillis,
+                batches.size());
 
         List<HandleAndLocalPath> sharedState = new ArrayList<>();
         if (captured.mode != CapturedState.Mode.SAVEPOINT) {

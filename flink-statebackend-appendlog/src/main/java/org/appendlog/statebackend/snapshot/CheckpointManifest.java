@@ -20,18 +20,31 @@ import java.util.List;
  * manifest := MAGIC:int VERSION:int KeyedBackendSerializationProxy
  *             timersLength:int timers batchCount:int BatchLocation*
  * </pre>
+ *
+ * Version 2 tags each queue's timers with their format ({@link TimerFormat}); version 1 manifests
+ * are still read.
  */
 public final class CheckpointManifest {
 
     private static final int MAGIC = 0x414C4D46; // "ALMF"
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
+    final int version;
     final KeyedBackendSerializationProxy<?> metadata;
     final byte[] timers;
     final List<BatchLocation> batches;
 
     CheckpointManifest(
             KeyedBackendSerializationProxy<?> metadata, byte[] timers, List<BatchLocation> batches) {
+        this(VERSION, metadata, timers, batches);
+    }
+
+    private CheckpointManifest(
+            int version,
+            KeyedBackendSerializationProxy<?> metadata,
+            byte[] timers,
+            List<BatchLocation> batches) {
+        this.version = version;
         this.metadata = metadata;
         this.timers = timers;
         this.batches = batches;
@@ -41,8 +54,13 @@ public final class CheckpointManifest {
         return metadata;
     }
 
+    /** The timers, as {@link TimerFormat#restore} reads them, with {@link #version}. */
     public byte[] timers() {
         return timers;
+    }
+
+    public int version() {
+        return version;
     }
 
     public List<BatchLocation> batches() {
@@ -70,7 +88,7 @@ public final class CheckpointManifest {
     public static CheckpointManifest readAfterMagic(DataInputView in, ClassLoader classLoader)
             throws IOException {
         int version = in.readInt();
-        if (version != VERSION) {
+        if (version < 1 || version > VERSION) {
             throw new IOException("Unsupported appendlog manifest version " + version);
         }
         KeyedBackendSerializationProxy<?> metadata =
@@ -83,7 +101,7 @@ public final class CheckpointManifest {
         for (int i = 0; i < count; i++) {
             batches.add(BatchLocation.read(in));
         }
-        return new CheckpointManifest(metadata, timers, batches);
+        return new CheckpointManifest(version, metadata, timers, batches);
     }
 
     /** The batches restricted to those that hold key groups of {@code range}. */
