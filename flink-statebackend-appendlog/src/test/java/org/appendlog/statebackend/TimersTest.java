@@ -34,6 +34,8 @@ class TimersTest {
 
     private static final TimerSerializer<Integer, VoidNamespace> SERIALIZER =
             new TimerSerializer<>(IntSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE);
+    private static final TimerSerializer<Integer, TimeWindow> WINDOW_TIMERS =
+            new TimerSerializer<>(IntSerializer.INSTANCE, new TimeWindow.Serializer());
 
     @TempDir Path logDir;
 
@@ -53,26 +55,18 @@ class TimersTest {
             timers.poll();
             handle = harness.checkpoint(2);
         }
-        AppendLogKeyedStateBackend<Integer> all =
-                BackendHarness.build(stateBackend, Collections.singletonList(handle));
-        AppendLogKeyedStateBackend<Integer> half =
-                BackendHarness.build(
-                        stateBackend, Collections.singletonList(handle), KeyGroupRange.of(0, 63));
-        try {
-            List<Long> restored = drain(all.create("event-timers", SERIALIZER));
-            assertThat(restored).hasSize(999);
-            assertThat(restored.get(0)).isEqualTo(9_002L);
-            assertThat(restored.get(restored.size() - 1)).isEqualTo(10_000L);
-            List<Long> ofHalf = drain(half.create("event-timers", SERIALIZER));
-            assertThat(ofHalf).isNotEmpty().hasSizeLessThan(999);
-        } finally {
-            all.dispose();
-            half.dispose();
-        }
+        restoreAllAndHalf(
+                stateBackend,
+                handle,
+                (all, half) -> {
+                    List<Long> restored = drain(all.create("event-timers", SERIALIZER));
+                    assertThat(restored).hasSize(999);
+                    assertThat(restored.get(0)).isEqualTo(9_002L);
+                    assertThat(restored.get(restored.size() - 1)).isEqualTo(10_000L);
+                    List<Long> ofHalf = drain(half.create("event-timers", SERIALIZER));
+                    assertThat(ofHalf).isNotEmpty().hasSizeLessThan(999);
+                });
     }
-
-    private static final TimerSerializer<Integer, TimeWindow> WINDOW_TIMERS =
-            new TimerSerializer<>(IntSerializer.INSTANCE, new TimeWindow.Serializer());
 
     /**
      * Window timers share their timestamp and namespace per window: written once per window, the
@@ -84,7 +78,8 @@ class TimersTest {
         AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
         Set<String> written = new HashSet<>();
         IncrementalRemoteKeyedStateHandle handle;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, BackendHarness.newRegistry())) {
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, TimeWindow>> timers =
                     harness.backend.create("window-timers", WINDOW_TIMERS);
             for (int key = 0; key < 10_000; key++) {
@@ -98,17 +93,38 @@ class TimersTest {
         }
         assertThat(handle.getMetaDataStateHandle().getStateSize()).isLessThan(30_000 * 6);
 
+        restoreAllAndHalf(
+                stateBackend,
+                handle,
+                (all, half) -> {
+                    assertThat(drainWindows(all.create("window-timers", WINDOW_TIMERS)))
+                            .isEqualTo(written);
+                    Set<String> ofHalf =
+                            drainWindows(half.create("window-timers", WINDOW_TIMERS));
+                    assertThat(ofHalf).isNotEmpty().hasSizeLessThan(written.size());
+                    assertThat(written).containsAll(ofHalf);
+                });
+    }
+
+    /** Checks made on a checkpoint restored with all key groups and with the first half. */
+    @FunctionalInterface
+    private interface RestoredTwice {
+        void check(AppendLogKeyedStateBackend<Integer> all, AppendLogKeyedStateBackend<Integer> half)
+                throws Exception;
+    }
+
+    private static void restoreAllAndHalf(
+            AppendLogStateBackend stateBackend,
+            IncrementalRemoteKeyedStateHandle handle,
+            RestoredTwice checks)
+            throws Exception {
         AppendLogKeyedStateBackend<Integer> all =
                 BackendHarness.build(stateBackend, Collections.singletonList(handle));
         AppendLogKeyedStateBackend<Integer> half =
                 BackendHarness.build(
                         stateBackend, Collections.singletonList(handle), KeyGroupRange.of(0, 63));
         try {
-            assertThat(drainWindows(all.create("window-timers", WINDOW_TIMERS)))
-                    .isEqualTo(written);
-            Set<String> ofHalf = drainWindows(half.create("window-timers", WINDOW_TIMERS));
-            assertThat(ofHalf).isNotEmpty().hasSizeLessThan(written.size());
-            assertThat(written).containsAll(ofHalf);
+            checks.check(all, half);
         } finally {
             all.dispose();
             half.dispose();
@@ -125,7 +141,8 @@ class TimersTest {
                     new TimerHeapInternalTimer<>(100L + key, key, VoidNamespace.INSTANCE), out);
         }
         AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        try (BackendHarness harness = BackendHarness.open(stateBackend, BackendHarness.newRegistry())) {
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, VoidNamespace>> queue =
                     harness.backend.create("event-timers", SERIALIZER);
             TimerFormat.restore(
