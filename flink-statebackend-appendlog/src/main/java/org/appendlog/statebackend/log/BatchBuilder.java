@@ -29,8 +29,8 @@ public final class BatchBuilder {
 
     /**
      * @param expectedBytes per key group, how many bytes its records will probably take (those of
-     *     an earlier batch, see {@link #keyGroupBytes}), or null: a key group's buffer then starts
-     *     at about that size instead of doubling its way there, copying everything each time
+     *     an earlier batch, see {@link #keyGroupBytes}), or null for no guess: a key group's buffer
+     *     starts at about that size instead of doubling its way there, copying everything each time
      */
     public BatchBuilder(
             long checkpointId,

@@ -183,26 +183,7 @@ public final class TimerFormat {
                                     + " were written grouped, but its serializer is a "
                                     + serializer.getClass().getName());
                 }
-                TypeSerializer keys = ((TimerSerializer) serializer).getKeySerializer();
-                TypeSerializer namespaces = ((TimerSerializer) serializer).getNamespaceSerializer();
-                int groups = in.readInt();
-                for (int g = 0; g < groups; g++) {
-                    long timestamp = in.readLong();
-                    Object namespace = namespaces.deserialize(in);
-                    int count = in.readInt();
-                    for (int i = 0; i < count; i++) {
-                        Object key = keys.deserialize(in);
-                        if (owns(owned, key, numberOfKeyGroups)) {
-                            queue.add(
-                                    new TimerHeapInternalTimer<>(
-                                            timestamp,
-                                            key,
-                                            namespaces.isImmutableType()
-                                                    ? namespace
-                                                    : namespaces.copy(namespace)));
-                        }
-                    }
-                }
+                readGroups(in, (TimerSerializer) serializer, queue, owned, numberOfKeyGroups);
             } else if (tag == ELEMENTS) {
                 int count = in.readInt();
                 for (int i = 0; i < count; i++) {
@@ -213,6 +194,33 @@ public final class TimerFormat {
                 }
             } else {
                 throw new IOException("Unknown timer format " + tag + " of queue " + q);
+            }
+        }
+    }
+
+    /** Reads what {@link #writeGroups} wrote and adds the timers of owned key groups. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void readGroups(
+            DataInputDeserializer in,
+            TimerSerializer serializer,
+            KeyGroupedInternalPriorityQueue queue,
+            KeyGroupRange owned,
+            int numberOfKeyGroups)
+            throws IOException {
+        TypeSerializer keys = serializer.getKeySerializer();
+        TypeSerializer namespaces = serializer.getNamespaceSerializer();
+        int groups = in.readInt();
+        for (int g = 0; g < groups; g++) {
+            long timestamp = in.readLong();
+            Object namespace = namespaces.deserialize(in);
+            int count = in.readInt();
+            for (int i = 0; i < count; i++) {
+                Object key = keys.deserialize(in);
+                if (owns(owned, key, numberOfKeyGroups)) {
+                    Object own =
+                            namespaces.isImmutableType() ? namespace : namespaces.copy(namespace);
+                    queue.add(new TimerHeapInternalTimer<>(timestamp, key, own));
+                }
             }
         }
     }
