@@ -197,18 +197,30 @@ final class KeyGroupIndex {
         return entry;
     }
 
-    /** Rewrites the arena with only the keys of live entries. */
+    /**
+     * Moves the keys of live entries to the front of the arena, in place: a new arena would be
+     * copied by the next young collections (the index lives long) and then grow back, doubling by
+     * doubling, as entries come and go (window state does so all the time). Like the table, the
+     * arena keeps the size of the most entries it held.
+     */
     private void compactArena() {
-        byte[] compacted = new byte[Math.max(256, arenaUsed - arenaGarbage)];
-        int used = 0;
+        // Live entries by key position: moving keys down in that order never overwrites a key
+        // that is still to be moved.
+        long[] byPosition = new long[size];
+        int live = 0;
         for (int entry = 0; entry < entries; entry++) {
             if (keyLength[entry] != FREE) {
-                System.arraycopy(arena, keyAt[entry], compacted, used, keyLength[entry]);
-                keyAt[entry] = used;
-                used += keyLength[entry];
+                byPosition[live++] = ((long) keyAt[entry] << 32) | entry;
             }
         }
-        arena = compacted;
+        Arrays.sort(byPosition, 0, live);
+        int used = 0;
+        for (int i = 0; i < live; i++) {
+            int entry = (int) byPosition[i];
+            System.arraycopy(arena, keyAt[entry], arena, used, keyLength[entry]);
+            keyAt[entry] = used;
+            used += keyLength[entry];
+        }
         arenaUsed = used;
         arenaGarbage = 0;
     }

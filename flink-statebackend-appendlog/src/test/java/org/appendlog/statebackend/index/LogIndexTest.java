@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -146,6 +147,45 @@ class LogIndexTest {
                 assertThat(batched.latestSegment(keyGroup, 1, key, 0, key.length))
                         .isEqualTo(single.latestSegment(keyGroup, 1, key, 0, key.length));
             }
+        }
+    }
+
+    /**
+     * Window state: every round writes the keys of a new window, of varying lengths and in
+     * shuffled order, and removes most of the previous window's, so that the key arena is
+     * compacted again and again while freed entry numbers are reused out of arena order.
+     */
+    @Test
+    void windowsComingAndGoingKeepEveryLiveKey() throws Exception {
+        LogIndex index = new LogIndex(KeyGroupRange.of(0, 0));
+        Map<String, String> latest = new HashMap<>();
+        Random random = new Random(3);
+        for (int window = 0; window < 40; window++) {
+            String segment = SEGMENTS[window % 4];
+            List<String> keys = new ArrayList<>();
+            for (int k = 0; k < 3_000 + random.nextInt(3_000); k++) {
+                keys.add("w" + window + "-" + "x".repeat(random.nextInt(12)) + k);
+            }
+            Collections.shuffle(keys, random);
+            for (String key : keys) {
+                byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+                index.recordWritten(0, 0, bytes, 0, bytes.length, segment, 30, false);
+                latest.put(key, segment);
+            }
+            for (String key : new ArrayList<>(latest.keySet())) {
+                if (key.startsWith("w" + (window - 1) + "-") && random.nextInt(10) > 0) {
+                    byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+                    index.recordWritten(0, 0, bytes, 0, bytes.length, segment, 0, true);
+                    latest.remove(key);
+                }
+            }
+            for (Map.Entry<String, String> e : latest.entrySet()) {
+                byte[] bytes = e.getKey().getBytes(StandardCharsets.UTF_8);
+                assertThat(index.latestSegment(0, 0, bytes, 0, bytes.length))
+                        .as("window %d, key %s", window, e.getKey())
+                        .isEqualTo(e.getValue());
+            }
+            assertThat(index.liveEntries()).isEqualTo(latest.size());
         }
     }
 
