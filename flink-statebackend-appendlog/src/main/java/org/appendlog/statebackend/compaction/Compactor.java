@@ -172,7 +172,7 @@ public final class Compactor implements Closeable {
         BatchBuilder run = new BatchBuilder(runCheckpoint, owned, input.stateNames);
         long read = 0;
         for (Slice slice : slices) {
-            run.appendAll(slice.records);
+            run.takeAll(slice.records);
             read += slice.bytesRead;
         }
         BatchLocation location = null;

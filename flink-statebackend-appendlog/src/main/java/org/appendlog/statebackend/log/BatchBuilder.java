@@ -80,13 +80,33 @@ public final class BatchBuilder {
 
     /** Appends all records of {@code other} (same key groups), after the ones added so far. */
     public void appendAll(BatchBuilder other) throws IOException {
+        append(other, false);
+    }
+
+    /**
+     * Moves all records of {@code other} (same key groups) after the ones added so far; {@code
+     * other} must not be used afterwards. A key group that has no records here takes over {@code
+     * other}'s buffer instead of copying it: compaction's slices, which own disjoint key groups,
+     * become one run without copying the run.
+     */
+    public void takeAll(BatchBuilder other) throws IOException {
+        append(other, true);
+    }
+
+    private void append(BatchBuilder other, boolean takeBuffers) throws IOException {
         for (int i = 0; i < perKeyGroup.length; i++) {
             DataOutputSerializer data = other.perKeyGroup[i];
-            if (data != null) {
+            if (data == null) {
+                continue;
+            }
+            if (takeBuffers && perKeyGroup[i] == null) {
+                perKeyGroup[i] = data;
+                other.perKeyGroup[i] = null;
+            } else {
                 out(keyGroups.getStartKeyGroup() + i)
                         .write(data.getSharedBuffer(), 0, data.length());
-                recordsPerKeyGroup[i] += other.recordsPerKeyGroup[i];
             }
+            recordsPerKeyGroup[i] += other.recordsPerKeyGroup[i];
         }
         recordCount += other.recordCount;
         minCheckpointId = Math.min(minCheckpointId, other.minCheckpointId);

@@ -113,7 +113,7 @@ final class Capture {
             if (failure[0] != null) {
                 throw failure[0];
             }
-            all.appendAll(marked);
+            all.takeAll(marked);
             records = all;
         }
         if (logged != null) {
