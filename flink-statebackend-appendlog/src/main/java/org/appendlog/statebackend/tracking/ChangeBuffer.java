@@ -3,6 +3,9 @@ package org.appendlog.statebackend.tracking;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
 import java.io.IOException;
@@ -31,6 +34,8 @@ import java.util.concurrent.Executor;
  * (a long checkpoint interval), it is deduplicated in place.
  */
 public final class ChangeBuffer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChangeBuffer.class);
 
     static final int CHUNK_BYTES = 1 << BufferedChanges.OFFSET_BITS;
     /** Key groups are spread over this many partitions (key group modulo), deduplicated apart. */
@@ -163,10 +168,21 @@ public final class ChangeBuffer {
 
     /** Keeps only the latest record of each entry; grows the limit if that did not halve it. */
     private void deduplicate() {
+        long before = bytes;
+        long start = System.nanoTime();
         BufferedChanges all = drain();
         all.forEachLatest(this::append);
         all.recycle();
-        if (bytes > limitBytes / 2) {
+        boolean grow = bytes > limitBytes / 2;
+        // On the task thread: worth knowing when it happens, and it tells what limit would do.
+        LOG.info(
+                "The change buffer reached {} bytes of writes since the last checkpoint; keeping the"
+                        + " latest write of each entry left {} bytes ({} ms on the task thread){}",
+                before,
+                bytes,
+                (System.nanoTime() - start) / 1_000_000,
+                grow ? "; its limit doubles to " + limitBytes * 2 + " bytes" : "");
+        if (grow) {
             limitBytes *= 2;
         }
     }
