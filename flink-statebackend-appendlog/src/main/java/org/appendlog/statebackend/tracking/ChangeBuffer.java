@@ -44,8 +44,12 @@ public final class ChangeBuffer {
     private static final int MAX_POOLED = 2048;
 
     private final Queue<byte[]> pool = new ArrayBlockingQueue<>(MAX_POOLED);
-    /** Emptied partitions whose tables the next interval reuses instead of growing new ones. */
-    private final Queue<ChangePartition> spentPartitions = new ArrayBlockingQueue<>(PARTITIONS);
+    /**
+     * Emptied partitions whose tables the next interval reuses instead of growing new ones. Two
+     * intervals' worth: when a barrier comes before the last checkpoint's asynchronous phase
+     * handed its partitions back, the new interval grows a second set, and both are kept.
+     */
+    private final Queue<ChangePartition> spentPartitions = new ArrayBlockingQueue<>(2 * PARTITIONS);
     private final DataOutputSerializer scratch = new DataOutputSerializer(256);
     private final Executor deduplicator;
     private final Partition[] partitions = new Partition[PARTITIONS];

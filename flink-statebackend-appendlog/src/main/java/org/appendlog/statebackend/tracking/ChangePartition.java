@@ -28,6 +28,11 @@ import java.util.function.Consumer;
 final class ChangePartition {
 
     private static final int INITIAL_SLOTS = 1 << 12;
+    /**
+     * Intervals in a row that may leave the table mostly empty before it is dropped: loads that
+     * come and go (window state: a window's writes, then its removals) keep their tables.
+     */
+    private static final int SPARSE_INTERVALS_KEPT = 3;
 
     /** A filled chunk, the bytes used in it and the records they hold. */
     private static final class Chunk {
@@ -54,6 +59,8 @@ final class ChangePartition {
     private long[] latest = new long[INITIAL_SLOTS / 2];
     private byte[] arena = new byte[INITIAL_SLOTS * 8];
     private int arenaUsed;
+    /** Intervals in a row that used less than an eighth of the table. */
+    private int sparseIntervals;
 
     /** Task thread: a chunk is full, or the barrier came; the chunk is not written any more. */
     void add(byte[] chunk, int used, int records) {
@@ -176,8 +183,8 @@ final class ChangePartition {
 
     /**
      * Hands the chunks back for reuse and empties the partition. Returns whether its table is
-     * worth reusing for a later interval: not if this interval left it mostly empty, so that a
-     * burst of writes does not pin a large table for good.
+     * worth reusing for a later interval: not once several intervals in a row left it mostly
+     * empty, so that a burst of writes does not pin a large table for good.
      */
     synchronized boolean recycle(Consumer<byte[]> pool) {
         Chunk chunk;
@@ -186,7 +193,8 @@ final class ChangePartition {
         }
         chunks.forEach(c -> pool.accept(c.bytes));
         chunks.clear();
-        boolean reusable = slots.length == INITIAL_SLOTS || entries >= slots.length / 8;
+        sparseIntervals = entries < slots.length / 8 ? sparseIntervals + 1 : 0;
+        boolean reusable = slots.length == INITIAL_SLOTS || sparseIntervals < SPARSE_INTERVALS_KEPT;
         Arrays.fill(slots, 0L);
         entries = 0;
         arenaUsed = 0;

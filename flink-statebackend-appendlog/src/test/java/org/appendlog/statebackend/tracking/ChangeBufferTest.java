@@ -71,12 +71,13 @@ class ChangeBufferTest {
 
     /**
      * Intervals of very different sizes, so that the partitions' tables are reused after larger
-     * and after smaller intervals, and dropped when an interval left them mostly empty.
+     * and after smaller intervals, and dropped when several intervals in a row left them mostly
+     * empty.
      */
     @Test
     void reusedTablesKeepOnlyTheirOwnIntervalsWrites() throws IOException {
         ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
-        int[] keys = {20_000, 50, 20_000, 3, 200_000, 1_000};
+        int[] keys = {20_000, 50, 20_000, 3, 200_000, 1_000, 10, 5, 2, 20_000, 7};
         for (int round = 0; round < keys.length; round++) {
             assertLatestKept(buffer, 3 * keys[round] + round, keys[round]);
         }
