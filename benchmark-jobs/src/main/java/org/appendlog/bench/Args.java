@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Command-line options of the form {@code --name value} or a bare {@code --flag}. Every option a
@@ -87,15 +88,15 @@ public final class Args {
         return items;
     }
 
-    /** The keys of all options given as {@code --flink.<key> value}, in no particular order. */
-    public List<String> flinkOptions() {
-        List<String> keys = new ArrayList<>();
+    /** The options given as {@code --flink.<key> value}: Flink configuration, key to value, sorted. */
+    public Map<String, String> flinkOptions() {
+        Map<String, String> options = new TreeMap<>();
         for (String name : values.keySet()) {
             if (name.startsWith("flink.")) {
-                keys.add(name.substring("flink.".length()));
+                options.put(name.substring("flink.".length()), string(name, null));
             }
         }
-        return keys;
+        return options;
     }
 
     /** Fails naming every given option that no one read. */

@@ -232,12 +232,13 @@ final class ConfigurationRun {
         conf.setString("flink.hadoop.dfs.replication", "1");
         if (backend == null) {
             conf.setString("state.backend.type", "hashmap");
-            return conf;
+        } else {
+            conf.setString("execution.checkpointing.interval", profile.checkpointIntervalMs + " ms");
+            conf.setString("execution.checkpointing.tolerable-failed-checkpoints", "1000");
+            target.configureCheckpoints(conf);
+            backend.configure(conf, target.logDirectory(), new File(workDir, "local/" + runName).getAbsolutePath());
         }
-        conf.setString("execution.checkpointing.interval", profile.checkpointIntervalMs + " ms");
-        conf.setString("execution.checkpointing.tolerable-failed-checkpoints", "1000");
-        target.configureCheckpoints(conf);
-        backend.configure(conf, target.logDirectory(), new File(workDir, "local/" + runName).getAbsolutePath());
+        profile.flinkOptions.forEach(conf::setString);
         return conf;
     }
 

@@ -7,6 +7,7 @@ import org.appendlog.bench.jobs.JobSpec;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one harness run does: the matrix (jobs x backends x storages), the workload and the timing.
@@ -31,6 +32,8 @@ public final class Profile {
                     + "  --managed-memory-mb N       Flink managed memory, used by RocksDB (256 / 512)\n"
                     + "  --out DIR                   results folder (results)\n"
                     + "  --work-dir DIR              checkpoints and HDFS data (a new temp folder, deleted after)\n"
+                    + "  --flink.<option> V          a Flink configuration option for every configuration, set\n"
+                    + "                              after the harness's own (e.g. --flink.state.backend.appendlog.compaction.threads 2)\n"
                     + "Workload options (quick / full defaults: vocabulary 50000 / 2000000,\n"
                     + "window-records 50000 / 1000000; --records is ignored: runs are timed):\n"
                     + JobSpec.USAGE;
@@ -49,6 +52,8 @@ public final class Profile {
     public final int managedMemoryMb;
     public final File outDir;
     public final File workDir;
+    /** Flink configuration given on the command line, applied to every configuration's cluster. */
+    public final Map<String, String> flinkOptions;
 
     public Profile(Args args) {
         quick = args.flag("quick");
@@ -73,6 +78,7 @@ public final class Profile {
         outDir = new File(args.string("out", "results"));
         String work = args.string("work-dir", null);
         workDir = work == null ? null : new File(work);
+        flinkOptions = args.flinkOptions();
         if (checkpointIntervalMs < 10) {
             throw new IllegalArgumentException("--checkpoint-interval-ms must be at least 10");
         }
@@ -109,6 +115,7 @@ public final class Profile {
                 + "; TopK windows of "
                 + spec.windowRecords
                 + " records, top "
-                + spec.topK;
+                + spec.topK
+                + (flinkOptions.isEmpty() ? "" : "; Flink options " + flinkOptions);
     }
 }

@@ -36,9 +36,7 @@ final class JobMain {
         }
         long interval = args.longValue("checkpoint-interval-ms", 1000);
         Configuration conf = new Configuration();
-        for (String key : args.flinkOptions()) {
-            conf.setString(key, args.string("flink." + key, null));
-        }
+        args.flinkOptions().forEach(conf::setString);
         if (interval > 0) {
             conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(interval));
         }
