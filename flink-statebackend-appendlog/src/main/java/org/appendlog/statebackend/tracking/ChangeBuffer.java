@@ -178,7 +178,7 @@ public final class ChangeBuffer {
         all.forEachLatest(this::append);
         all.recycle();
         boolean grow = bytes > limitBytes / 2;
-        // On the task thread: worth knowing when it happens, and it tells what limit would do.
+        // This holds up the task thread: worth a line in the log, with the bound it leads to.
         LOG.info(
                 "The change buffer reached {} bytes of writes since the last checkpoint; keeping the"
                         + " latest write of each entry left {} bytes ({} ms on the task thread){}",
