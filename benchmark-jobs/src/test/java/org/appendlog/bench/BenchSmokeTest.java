@@ -80,4 +80,28 @@ class BenchSmokeTest {
                     .anyMatch(name -> name.startsWith("WindowOperator_"));
         }
     }
+
+    @Test
+    void roundsRepeatTheMatrixAndShowMedians() throws Exception {
+        File out = tmp.resolve("rounds").toFile();
+        SmokeRun run = SmokeRun.run(
+                tmp, "--jobs", "wordcount", "--backends", "appendlog", "--inject-failure", "false", "--rounds", "2",
+                "--out", out.getPath());
+
+        // checkpointing off, then appendlog, once per round
+        assertThat(run.results).extracting(r -> r.backend + " " + r.round)
+                .containsExactly("off (no checkpoints) 1", "appendlog 1", "off (no checkpoints) 2", "appendlog 2");
+        assertThat(run.results).allSatisfy(r -> {
+            assertThat(r.verified).as(r.label() + ": " + r.verification).isTrue();
+            assertThat(r.throughput).isPositive();
+        });
+        assertThat(run.printed).contains("[4/4]").contains("2 rounds").contains("median ratio to off");
+        List<String> csv = Files.readAllLines(new File(out, "results.csv").toPath());
+        assertThat(csv.get(0)).endsWith(",round");
+        assertThat(csv.subList(1, 5)).extracting(line -> line.substring(line.lastIndexOf(',') + 1))
+                .containsExactly("1", "1", "2", "2");
+        assertThat(Files.readString(new File(out, "results.md").toPath()))
+                .containsPattern("\\| wordcount \\| appendlog \\| local \\| [0-9.]+ [kM]?, [0-9.]+ [kM]? \\| "
+                        + "[0-9.]+ [kM]? \\| [0-9]\\.[0-9]{2}x \\|");
+    }
 }

@@ -60,13 +60,17 @@ final class ConfigurationRun {
         this.progress = progress;
     }
 
-    /** Runs {@code job} on {@code backend} over {@code storage}; a null backend runs it with checkpointing off. */
-    RunResult run(BenchJob job, Backend backend, String storage, String position) {
+    /**
+     * Runs {@code job} on {@code backend} over {@code storage}; a null backend runs it with
+     * checkpointing off. {@code round} is recorded in the result (0 for a warm-up).
+     */
+    RunResult run(BenchJob job, Backend backend, String storage, int round, String position) {
         RunResult result =
                 new RunResult(
                         job.name(),
                         backend == null ? RunResult.CHECKPOINTING_OFF : backend.id,
-                        backend == null ? "-" : storage);
+                        backend == null ? "-" : storage,
+                        round);
         long start = System.nanoTime();
         String unavailable = backend == null ? null : backend.unavailableReason();
         if (unavailable != null) {

@@ -16,8 +16,8 @@ import java.util.Map;
 
 /**
  * Runs a {@link Profile}'s matrix in this JVM, one configuration after the other (so they never
- * compete for the two cores), after one unrecorded warm-up run per job, then writes the result
- * files.
+ * compete for the two cores), after one unrecorded warm-up run per job, as many times as the
+ * profile has rounds, then writes the result files.
  */
 public final class Harness {
 
@@ -39,21 +39,27 @@ public final class Harness {
         List<RunResult> results = new ArrayList<>();
         Map<String, Double> bandwidth = new LinkedHashMap<>();
         ProgressLine progress = new ProgressLine(out);
-        int total = profile.jobs.size() * (profile.backends.size() * profile.storages.size() + (profile.limits ? 1 : 0));
+        int total = profile.rounds
+                * profile.jobs.size()
+                * (profile.backends.size() * profile.storages.size() + (profile.limits ? 1 : 0));
         try (Storages storages = new Storages(workDir)) {
             ConfigurationRun runner = new ConfigurationRun(profile, storages, workDir, progress);
             // the first run of a job in a fresh JVM measures the JIT compiler, not the backend
             for (BenchJob job : profile.jobs) {
-                runner.run(job, null, null, "[warm-up, not recorded]");
+                runner.run(job, null, null, 0, "[warm-up, not recorded]");
             }
             int index = 0;
-            for (BenchJob job : profile.jobs) {
-                if (profile.limits) {
-                    results.add(runner.run(job, null, null, position(++index, total)));
-                }
-                for (String storage : profile.storages) {
-                    for (Backend backend : profile.backends) {
-                        results.add(runner.run(job, backend, storage, position(++index, total)));
+            // whole passes over the matrix, so that every configuration sees each stretch of the
+            // machine's noise about equally
+            for (int round = 1; round <= profile.rounds; round++) {
+                for (BenchJob job : profile.jobs) {
+                    if (profile.limits) {
+                        results.add(runner.run(job, null, null, round, position(++index, total)));
+                    }
+                    for (String storage : profile.storages) {
+                        for (Backend backend : profile.backends) {
+                            results.add(runner.run(job, backend, storage, round, position(++index, total)));
+                        }
                     }
                 }
             }
@@ -80,6 +86,7 @@ public final class Harness {
         ResultFiles.write(profile.outDir, description, command, results, bandwidth);
         out.println();
         out.println(ResultFiles.table(results));
+        out.print(RoundsTable.table(results));
         out.println("bench: wrote " + new File(profile.outDir, ResultFiles.MARKDOWN).getPath() + ", "
                 + ResultFiles.CSV + ", " + ResultFiles.BANDWIDTH_CSV + " and " + ResultFiles.CHARTS.length
                 + " charts in " + profile.outDir.getPath()

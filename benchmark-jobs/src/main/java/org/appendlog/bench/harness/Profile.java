@@ -28,6 +28,8 @@ public final class Profile {
                     + "  --recovery-timeout-seconds S  longest wait for full throughput after it (6 / 120)\n"
                     + "  --inject-failure B          fail once and measure recovery (true)\n"
                     + "  --limits B                  also run checkpointing off and the storage bandwidth (true)\n"
+                    + "  --rounds N                  run the whole matrix N times, one pass after the other, and\n"
+                    + "                              show each configuration's median throughput (1)\n"
                     + "  --bandwidth-mb N            bytes written by the bandwidth probe (64 / 512)\n"
                     + "  --managed-memory-mb N       Flink managed memory, used by RocksDB (256 / 512)\n"
                     + "  --out DIR                   results folder (results)\n"
@@ -48,6 +50,8 @@ public final class Profile {
     public final double recoveryTimeoutSeconds;
     public final boolean injectFailure;
     public final boolean limits;
+    /** How many times the matrix runs; single runs on a shared machine move by a fifth or more. */
+    public final int rounds;
     public final int bandwidthMb;
     public final int managedMemoryMb;
     public final File outDir;
@@ -73,6 +77,7 @@ public final class Profile {
         recoveryTimeoutSeconds = args.doubleValue("recovery-timeout-seconds", quick ? 6 : 120);
         injectFailure = Boolean.parseBoolean(args.string("inject-failure", "true"));
         limits = Boolean.parseBoolean(args.string("limits", "true"));
+        rounds = args.intValue("rounds", 1);
         bandwidthMb = args.intValue("bandwidth-mb", quick ? 64 : 512);
         managedMemoryMb = args.intValue("managed-memory-mb", quick ? 256 : 512);
         outDir = new File(args.string("out", "results"));
@@ -81,6 +86,9 @@ public final class Profile {
         flinkOptions = args.flinkOptions();
         if (checkpointIntervalMs < 10) {
             throw new IllegalArgumentException("--checkpoint-interval-ms must be at least 10");
+        }
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds must be at least 1, got " + rounds);
         }
         if (runSeconds <= 0 || recoveryTimeoutSeconds <= 0) {
             throw new IllegalArgumentException("--run-seconds and --recovery-timeout-seconds must be positive");
@@ -112,6 +120,7 @@ public final class Profile {
                 + runSeconds
                 + " s measured run"
                 + (injectFailure ? ", then one injected failure" : "")
+                + (rounds > 1 ? "; " + rounds + " rounds" : "")
                 + "; TopK windows of "
                 + spec.windowRecords
                 + " records, top "

@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Writes a harness run's results: {@code results.csv} (one row per configuration, raw numbers),
+ * Writes a harness run's results: {@code results.csv} (one row per configuration and round, raw numbers),
  * {@code bandwidth.csv}, {@code results.md} (the same as tables, with the profile and the command)
  * and four PNG charts.
  */
@@ -44,7 +44,7 @@ final class ResultFiles {
                             + "checkpoints_completed,checkpoints_failed,checkpoint_p50_ms,checkpoint_p99_ms,"
                             + "sync_p50_ms,sync_p99_ms,incremental_bytes_per_checkpoint,full_bytes_per_checkpoint,"
                             + "incremental_bytes_total,storage_bytes_written,storage_bytes_in_use,heap_bytes,"
-                            + "recovery_first_record_ms,recovery_full_throughput_ms");
+                            + "recovery_first_record_ms,recovery_full_throughput_ms,round");
             for (RunResult r : results) {
                 CheckpointFigures c = r.checkpoints;
                 out.println(
@@ -70,7 +70,8 @@ final class ResultFiles {
                                 Long.toString(r.storageBytesInUse),
                                 Long.toString(r.heapBytes),
                                 Long.toString(r.recoveryFirstRecordMs),
-                                Long.toString(r.recoveryFullThroughputMs)));
+                                Long.toString(r.recoveryFullThroughputMs),
+                                Integer.toString(r.round)));
             }
         }
     }
@@ -99,6 +100,7 @@ final class ResultFiles {
             out.println(description + ".");
             out.println();
             out.println(table(results));
+            out.print(RoundsTable.table(results));
             if (!bandwidth.isEmpty()) {
                 out.println("Raw sequential write bandwidth of the storages (the limit for any checkpoint): local and"
                         + " hdfs one file written and synced, hbase one checkpoint stream of the HBase storage"
@@ -114,7 +116,7 @@ final class ResultFiles {
             List<String> notes = new ArrayList<>();
             for (RunResult r : results) {
                 if (!r.ran() || !r.verified) {
-                    notes.add("- " + r.label() + ": " + (r.ran() ? r.verification : r.status));
+                    notes.add("- " + runLabel(r, results) + ": " + (r.ran() ? r.verification : r.status));
                 }
             }
             if (!notes.isEmpty()) {
@@ -130,18 +132,21 @@ final class ResultFiles {
         }
     }
 
-    /** The results as a Markdown table. */
+    /** The results as a Markdown table, with a last column for the round when there were several. */
     static String table(List<RunResult> results) {
+        boolean repeated = RoundsTable.repeated(results);
         StringBuilder t = new StringBuilder();
         t.append("| job | backend | storage | verified | records/s | checkpoints | ckpt p50 ms | ckpt p99 ms ")
                 .append("| sync p50 ms | sync p99 ms | incremental / ckpt | full / ckpt | written to storage ")
-                .append("| on storage (steady) | heap | recovery: first record ms | recovery: full throughput ms |\n");
-        t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                .append("| on storage (steady) | heap | recovery: first record ms | recovery: full throughput ms |")
+                .append(repeated ? " round |\n" : "\n");
+        t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                .append(repeated ? "---:|\n" : "\n");
         for (RunResult r : results) {
             CheckpointFigures c = r.checkpoints;
             t.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n",
                     r.job,
                     r.backend,
                     r.storage,
@@ -158,9 +163,15 @@ final class ResultFiles {
                     Format.bytes(r.storageBytesInUse),
                     Format.bytes(r.heapBytes),
                     Format.millis(r.recoveryFirstRecordMs),
-                    Format.millis(r.recoveryFullThroughputMs)));
+                    Format.millis(r.recoveryFullThroughputMs),
+                    repeated ? " " + r.round + " |" : ""));
         }
         return t.toString();
+    }
+
+    /** The configuration, and the round when there were several (the charts have a bar per run). */
+    private static String runLabel(RunResult r, List<RunResult> results) {
+        return RoundsTable.repeated(results) ? r.label() + " #" + r.round : r.label();
     }
 
     private static void writeCharts(File dir, List<RunResult> results) throws IOException {
@@ -176,12 +187,13 @@ final class ResultFiles {
             if (!r.ran()) {
                 continue;
             }
-            throughput.add(r.label(), r.throughput);
+            String label = runLabel(r, results);
+            throughput.add(label, r.throughput);
             if (r.checkpoints.completed > 0) {
                 CheckpointFigures c = r.checkpoints;
-                duration.add(r.label(), c.durationP50Ms, c.durationP99Ms, c.syncP99Ms);
-                bytes.add(r.label(), c.incrementalBytesAvg, c.fullBytesAvg);
-                recovery.add(r.label(), r.recoveryFirstRecordMs, r.recoveryFullThroughputMs);
+                duration.add(label, c.durationP50Ms, c.durationP99Ms, c.syncP99Ms);
+                bytes.add(label, c.incrementalBytesAvg, c.fullBytesAvg);
+                recovery.add(label, r.recoveryFirstRecordMs, r.recoveryFullThroughputMs);
             }
         }
         throughput.write(new File(dir, CHARTS[0]));

@@ -9,6 +9,8 @@ public final class RunResult {
     public final String job;
     public final String backend;
     public final String storage;
+    /** Which pass over the matrix this run belongs to (1 to {@code --rounds}); 0 for a warm-up. */
+    public final int round;
 
     /** "ok", or why the configuration did not run or did not finish. */
     public String status = "ok";
@@ -24,12 +26,14 @@ public final class RunResult {
     public long recoveryFirstRecordMs = -1;
     public long recoveryFullThroughputMs = -1;
 
-    public RunResult(String job, String backend, String storage) {
+    public RunResult(String job, String backend, String storage, int round) {
         this.job = job;
         this.backend = backend;
         this.storage = storage;
+        this.round = round;
     }
 
+    /** The configuration, the same in every round. */
     public String label() {
         return job + " / " + backend + " / " + storage;
     }
