@@ -10,9 +10,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Writes a harness run's results: {@code results.csv} (one row per configuration and round, raw numbers),
- * {@code bandwidth.csv}, {@code results.md} (the same as tables, with the profile and the command)
- * and four PNG charts.
+ * Writes a harness run's results: {@code results.csv} (one row per configuration and round, raw
+ * numbers), {@code bandwidth.csv}, {@code results.md} (the same as tables, with the profile and the
+ * command) and four PNG charts.
  */
 final class ResultFiles {
 
