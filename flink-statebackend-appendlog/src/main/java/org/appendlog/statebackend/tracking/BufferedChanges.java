@@ -2,16 +2,23 @@ package org.appendlog.statebackend.tracking;
 
 import org.appendlog.statebackend.log.KeyBytes;
 
-import java.util.Arrays;
-import java.util.List;
+import javax.annotation.Nullable;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * The records that a {@link ChangeBuffer} held at a barrier, one {@link ChangePartition} per
- * partition of the key groups. Read once, in the asynchronous phase: {@link #forEachLatest} keeps
- * the last record of each (state, key, namespace), comparing encoded bytes, never objects.
+ * The records that a {@link ChangeBuffer} takes between two barriers. The task thread hands over
+ * each chunk it fills; {@link #catchUp}, on a background thread, sorts the chunk's records into
+ * {@link #PARTITIONS} partitions by key group, each of which keeps the latest record of every
+ * entry in a table small enough for the processor's cache ({@link ChangePartition}). Read once,
+ * in the asynchronous phase: {@link #forEachLatest} keeps the last record of each (state, key,
+ * namespace), comparing encoded bytes, never objects.
  */
 public final class BufferedChanges {
 
+    /** Key groups are spread over this many partitions (key group modulo), deduplicated apart. */
+    static final int PARTITIONS = 64;
     /** Key group (2 bytes), state (2 bytes), key and namespace length (4 bytes). */
     static final int HEADER_BYTES = 8;
     /**
@@ -19,7 +26,7 @@ public final class BufferedChanges {
      * deduplicates itself, hold few records.
      */
     static final int OFFSET_BITS = 15;
-    /** Positions take 31 bits: at most this many chunks. */
+    /** Positions take 31 bits: at most this many chunks in a partition. */
     static final int MAX_CHUNKS = 1 << (31 - OFFSET_BITS);
 
     /** Receives one record: its encoding is {@code buffer[offset, offset + length)}. */
@@ -27,35 +34,75 @@ public final class BufferedChanges {
         void accept(byte[] buffer, int offset, int length);
     }
 
-    private final List<ChangePartition> partitions;
-    private final int records;
     private final ChangeBuffer owner;
+    /** Chunks the task thread handed over that are not sorted into the partitions yet. */
+    private final Queue<Chunk> filled = new ConcurrentLinkedQueue<>();
+    /** Task thread, until the drain. */
+    private int records;
 
-    BufferedChanges(List<ChangePartition> partitions, int records, ChangeBuffer owner) {
-        this.partitions = partitions;
-        this.records = records;
+    // Guarded by this: whoever holds the lock catches up, in the order the chunks were filled.
+    /** Taken when the first chunk is sorted: the background thread grows any new tables. */
+    @Nullable private ChangePartition[] partitions;
+
+    BufferedChanges(ChangeBuffer owner) {
         this.owner = owner;
+    }
+
+    /** Task thread: a chunk is full, or the barrier came; the chunk is not written any more. */
+    void add(byte[] chunk, int used, int chunkRecords) {
+        filled.add(new Chunk(chunk, used, chunkRecords));
+        records += chunkRecords;
     }
 
     public int recordCount() {
         return records;
     }
 
-    /** Visits the latest record of every entry, partition by partition, chunk by chunk. */
-    public void forEachLatest(RecordVisitor visitor) {
-        for (ChangePartition partition : partitions) {
-            partition.forEachLatest(visitor);
+    /** Sorts the chunks handed over so far into the partitions; the chunks go back for reuse. */
+    synchronized void catchUp() {
+        Chunk chunk;
+        while ((chunk = filled.poll()) != null) {
+            if (partitions == null) {
+                partitions = new ChangePartition[PARTITIONS];
+                for (int i = 0; i < PARTITIONS; i++) {
+                    partitions[i] = owner.emptyPartition();
+                }
+            }
+            byte[] bytes = chunk.bytes;
+            int at = 0;
+            while (at < chunk.used) {
+                int length = recordLength(bytes, at);
+                partitions[keyGroup(bytes, at) % PARTITIONS].append(bytes, at, length);
+                at += length;
+            }
+            owner.recycle(bytes);
         }
     }
 
-    /** Returns the chunks to the buffer for reuse; no reads after this. */
-    public void recycle() {
-        for (ChangePartition partition : partitions) {
-            if (partition.recycle(owner::recycle)) {
-                owner.reuse(partition);
+    /** Visits the latest record of every entry, partition by partition, chunk by chunk. */
+    public synchronized void forEachLatest(RecordVisitor visitor) {
+        catchUp();
+        if (partitions != null) {
+            for (ChangePartition partition : partitions) {
+                partition.forEachLatest(visitor);
             }
         }
-        partitions.clear();
+    }
+
+    /** Returns the chunks and partitions to the buffer for reuse; no reads after this. */
+    public synchronized void recycle() {
+        Chunk chunk;
+        while ((chunk = filled.poll()) != null) {
+            owner.recycle(chunk.bytes);
+        }
+        if (partitions != null) {
+            for (ChangePartition partition : partitions) {
+                if (partition.recycle()) {
+                    owner.reuse(partition);
+                }
+            }
+            partitions = null;
+        }
     }
 
     // ------------------------------------------------------------------------

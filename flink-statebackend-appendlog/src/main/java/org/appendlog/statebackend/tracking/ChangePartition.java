@@ -4,19 +4,19 @@ import org.appendlog.statebackend.log.CacheWarmup;
 import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.tracking.BufferedChanges.RecordVisitor;
 
+import javax.annotation.Nullable;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.Consumer;
 
 /**
  * The buffered writes of one partition of the key groups between two barriers, and a table of
- * each entry's latest record (like the offset map of Kafka's log cleaner). The task thread hands
- * over each chunk as it fills; a background thread puts the chunk's records into the table right
- * away ({@link #catchUp}), so that at the barrier only the last chunk is left to deduplicate and
- * the checkpoint mostly just emits the table.
+ * each entry's latest record (like the offset map of Kafka's log cleaner). The background thread
+ * copies each record of the task's chunks into the chunk of its partition ({@link #append}) and
+ * puts a partition's chunk into the table as soon as it is full, so that at the barrier only the
+ * last chunk of each partition is left to deduplicate and the checkpoint mostly just emits the
+ * table. Guarded by the {@link BufferedChanges} it belongs to.
  *
  * <p>A slot of the table holds the hash of the entry's key next to the entry's number; per entry,
  * its identity (state id and key and namespace bytes) is copied once into a small arena, and the
@@ -34,24 +34,13 @@ final class ChangePartition {
      */
     private static final int SPARSE_INTERVALS_KEPT = 3;
 
-    /** A filled chunk, the bytes used in it and the records they hold. */
-    private static final class Chunk {
-        final byte[] bytes;
-        final int used;
-        final int records;
-
-        Chunk(byte[] bytes, int used, int records) {
-            this.bytes = bytes;
-            this.used = used;
-            this.records = records;
-        }
-    }
-
-    /** Chunks the task thread handed over that are not in the table yet. */
-    private final Queue<Chunk> filled = new ConcurrentLinkedQueue<>();
-
-    // Guarded by this: whoever holds the lock catches up; positions refer to the chunks' order.
+    private final ChangeBuffer owner;
+    /** Chunks in the table; positions refer to their order. */
     private final List<Chunk> chunks = new ArrayList<>();
+    /** The chunk being filled, not in the table yet. */
+    @Nullable private byte[] chunk;
+    private int position;
+    private int chunkRecords;
     private long[] slots = new long[INITIAL_SLOTS];
     private int entries;
     private int[] identityAt = new int[INITIAL_SLOTS / 2];
@@ -62,25 +51,40 @@ final class ChangePartition {
     /** Intervals in a row that used less than an eighth of the table. */
     private int sparseIntervals;
 
-    /** Task thread: a chunk is full, or the barrier came; the chunk is not written any more. */
-    void add(byte[] chunk, int used, int records) {
-        filled.add(new Chunk(chunk, used, records));
+    /** @param owner lends the chunks, and takes them back */
+    ChangePartition(ChangeBuffer owner) {
+        this.owner = owner;
     }
 
-    /** Puts the chunks handed over so far into the table. */
-    synchronized void catchUp() {
-        Chunk chunk;
-        while ((chunk = filled.poll()) != null) {
-            chunks.add(chunk);
-            if (CacheWarmup.pays(chunk.records, tableBytes())) {
-                CacheWarmup.read(slots, slots.length);
-                CacheWarmup.read(identityAt, entries);
-                CacheWarmup.read(identityLength, entries);
-                CacheWarmup.read(latest, entries);
-                CacheWarmup.read(arena, arenaUsed);
-            }
-            put(chunk, chunks.size() - 1);
+    /** Copies one encoded record of this partition into its chunk. */
+    void append(byte[] record, int offset, int length) {
+        if (chunk == null || position + length > chunk.length) {
+            putChunk();
+            chunk = owner.takeChunk(length);
         }
+        System.arraycopy(record, offset, chunk, position, length);
+        position += length;
+        chunkRecords++;
+    }
+
+    /** Puts the chunk being filled into the table. */
+    private void putChunk() {
+        if (chunk == null) {
+            return;
+        }
+        Chunk filled = new Chunk(chunk, position, chunkRecords);
+        chunks.add(filled);
+        chunk = null;
+        position = 0;
+        chunkRecords = 0;
+        if (CacheWarmup.pays(filled.records, tableBytes())) {
+            CacheWarmup.read(slots, slots.length);
+            CacheWarmup.read(identityAt, entries);
+            CacheWarmup.read(identityLength, entries);
+            CacheWarmup.read(latest, entries);
+            CacheWarmup.read(arena, arenaUsed);
+        }
+        put(filled, chunks.size() - 1);
     }
 
     private long tableBytes() {
@@ -148,10 +152,10 @@ final class ChangePartition {
     /**
      * Visits the latest record of every entry, chunk by chunk in the order the chunks were
      * filled (so the reads run through the chunks instead of jumping around them). Only after
-     * the last {@link #add}.
+     * the last {@link #append}.
      */
-    synchronized void forEachLatest(RecordVisitor visitor) {
-        catchUp();
+    void forEachLatest(RecordVisitor visitor) {
+        putChunk();
         // A counting sort of the latest positions by chunk, not a comparison sort: the reads run
         // through the chunks in order either way, and within one 32 KB chunk the order does not
         // matter to the cache.
@@ -186,12 +190,14 @@ final class ChangePartition {
      * worth reusing for a later interval: not once several intervals in a row left it mostly
      * empty, so that a burst of writes does not pin a large table for good.
      */
-    synchronized boolean recycle(Consumer<byte[]> pool) {
-        Chunk chunk;
-        while ((chunk = filled.poll()) != null) {
-            pool.accept(chunk.bytes);
+    boolean recycle() {
+        if (chunk != null) {
+            owner.recycle(chunk);
+            chunk = null;
+            position = 0;
+            chunkRecords = 0;
         }
-        chunks.forEach(c -> pool.accept(c.bytes));
+        chunks.forEach(c -> owner.recycle(c.bytes));
         chunks.clear();
         sparseIntervals = entries < slots.length / 8 ? sparseIntervals + 1 : 0;
         boolean reusable = slots.length == INITIAL_SLOTS || sparseIntervals < SPARSE_INTERVALS_KEPT;
