@@ -49,9 +49,9 @@ public final class BufferedChanges {
     }
 
     /** Task thread: a chunk is full, or the barrier came; the chunk is not written any more. */
-    void add(byte[] chunk, int used, int chunkRecords) {
-        filled.add(new Chunk(chunk, used, chunkRecords));
-        records += chunkRecords;
+    void add(Chunk chunk) {
+        filled.add(chunk);
+        records += chunk.records;
     }
 
     public int recordCount() {

@@ -54,10 +54,8 @@ public final class ChangeBuffer {
             new ArrayBlockingQueue<>(2 * BufferedChanges.PARTITIONS);
     private final DataOutputSerializer scratch = new DataOutputSerializer(256);
     private final Executor deduplicator;
+    private final OpenChunk chunk = new OpenChunk();
     private BufferedChanges changes = new BufferedChanges(this);
-    private byte[] chunk;
-    private int position;
-    private int chunkRecords;
     private long limitBytes;
     private int records;
     private long bytes;
@@ -102,7 +100,7 @@ public final class ChangeBuffer {
 
     /** Copies one encoded record into the current chunk. */
     void append(byte[] record, int offset, int length) {
-        if (chunk == null || position + length > chunk.length) {
+        if (!chunk.fits(length)) {
             if (handOver()) {
                 deduplicator.execute(changes::catchUp);
             }
@@ -113,28 +111,20 @@ public final class ChangeBuffer {
                                 + " bytes of distinct changes since the last checkpoint, its"
                                 + " maximum; checkpoint more often");
             }
-            chunk = takeChunk(length);
-            position = 0;
-            chunkRecords = 0;
+            chunk.open(takeChunk(length));
         }
-        System.arraycopy(record, offset, chunk, position, length);
-        position += length;
-        chunkRecords++;
+        chunk.append(record, offset, length);
         records++;
         bytes += length;
     }
 
     /** Hands the current chunk over, if it holds records; returns whether it did. */
     private boolean handOver() {
-        boolean handed = false;
-        if (chunk != null && position > 0) {
-            changes.add(chunk, position, chunkRecords);
-            handed = true;
-        } else if (chunk != null) {
-            recycle(chunk);
+        Chunk filled = chunk.close(this::recycle);
+        if (filled != null) {
+            changes.add(filled);
         }
-        chunk = null;
-        return handed;
+        return filled != null;
     }
 
     /** Hands over the records written so far and starts an empty buffer. */

@@ -4,8 +4,6 @@ import org.appendlog.statebackend.log.CacheWarmup;
 import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.tracking.BufferedChanges.RecordVisitor;
 
-import javax.annotation.Nullable;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -38,9 +36,7 @@ final class ChangePartition {
     /** Chunks in the table; positions refer to their order. */
     private final List<Chunk> chunks = new ArrayList<>();
     /** The chunk being filled, not in the table yet. */
-    @Nullable private byte[] chunk;
-    private int position;
-    private int chunkRecords;
+    private final OpenChunk chunk = new OpenChunk();
     private long[] slots = new long[INITIAL_SLOTS];
     private int entries;
     private int[] identityAt = new int[INITIAL_SLOTS / 2];
@@ -58,25 +54,20 @@ final class ChangePartition {
 
     /** Copies one encoded record of this partition into its chunk. */
     void append(byte[] record, int offset, int length) {
-        if (chunk == null || position + length > chunk.length) {
+        if (!chunk.fits(length)) {
             putChunk();
-            chunk = owner.takeChunk(length);
+            chunk.open(owner.takeChunk(length));
         }
-        System.arraycopy(record, offset, chunk, position, length);
-        position += length;
-        chunkRecords++;
+        chunk.append(record, offset, length);
     }
 
     /** Puts the chunk being filled into the table. */
     private void putChunk() {
-        if (chunk == null) {
+        Chunk filled = chunk.close(owner::recycle);
+        if (filled == null) {
             return;
         }
-        Chunk filled = new Chunk(chunk, position, chunkRecords);
         chunks.add(filled);
-        chunk = null;
-        position = 0;
-        chunkRecords = 0;
         if (CacheWarmup.pays(filled.records, tableBytes())) {
             CacheWarmup.read(slots, slots.length);
             CacheWarmup.read(identityAt, entries);
@@ -191,11 +182,9 @@ final class ChangePartition {
      * empty, so that a burst of writes does not pin a large table for good.
      */
     boolean recycle() {
-        if (chunk != null) {
-            owner.recycle(chunk);
-            chunk = null;
-            position = 0;
-            chunkRecords = 0;
+        Chunk open = chunk.close(owner::recycle);
+        if (open != null) {
+            owner.recycle(open.bytes);
         }
         chunks.forEach(c -> owner.recycle(c.bytes));
         chunks.clear();

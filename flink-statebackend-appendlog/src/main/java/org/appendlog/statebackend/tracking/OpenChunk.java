@@ -1,0 +1,50 @@
+package org.appendlog.statebackend.tracking;
+
+import javax.annotation.Nullable;
+
+import java.util.function.Consumer;
+
+/**
+ * The chunk that encoded records are appended to, whole: a record that does not {@link #fit}
+ * closes it, so that records never span chunks.
+ */
+final class OpenChunk {
+
+    @Nullable private byte[] bytes;
+    private int used;
+    private int records;
+
+    /** Whether a record of {@code length} bytes fits; never if no chunk is open. */
+    boolean fits(int length) {
+        return bytes != null && used + length <= bytes.length;
+    }
+
+    /** Opens {@code empty} to append to; the chunk open before must be closed. */
+    void open(byte[] empty) {
+        bytes = empty;
+        used = 0;
+        records = 0;
+    }
+
+    void append(byte[] record, int offset, int length) {
+        System.arraycopy(record, offset, bytes, used, length);
+        used += length;
+        records++;
+    }
+
+    /**
+     * Closes the open chunk and returns what it holds; null if no chunk was open or it held no
+     * record, in which case {@code unused} takes its bytes back.
+     */
+    @Nullable
+    Chunk close(Consumer<byte[]> unused) {
+        Chunk closed = null;
+        if (bytes != null && records > 0) {
+            closed = new Chunk(bytes, used, records);
+        } else if (bytes != null) {
+            unused.accept(bytes);
+        }
+        bytes = null;
+        return closed;
+    }
+}
