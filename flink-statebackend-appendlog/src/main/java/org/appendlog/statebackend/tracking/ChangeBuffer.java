@@ -23,8 +23,8 @@ import java.util.concurrent.Executor;
  * <p>The task appends every record to one chunk at a time; each chunk it fills goes to {@code
  * deduplicator}, a background thread, which sorts the chunk's records into partitions of the key
  * groups and deduplicates them while the task goes on; the checkpoint is left with the last
- * chunk. (Sorting on the task thread, into one open chunk per partition, cost it 7% of the word
- * count's throughput: 0.87x against 0.94x of checkpointing off, five rounds each.) Records are
+ * chunk. (Sorting on the task thread, into one open chunk per partition, made the word count
+ * slower by several percent in every side-by-side run: docs/benchmarks.md, step 12.) Records are
  * {@code [key group: short][state: short][key and namespace length: int][key and namespace][value
  * length: int, -1 for a removal][value]} and never span chunks. Chunks and the partitions' tables
  * come back for reuse, so they settle in the old generation instead of being copied by every young
