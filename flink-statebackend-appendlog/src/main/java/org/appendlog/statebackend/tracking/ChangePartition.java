@@ -116,8 +116,7 @@ final class ChangePartition {
                 }
                 slot = (slot + 1) & mask;
             }
-            at = BufferedChanges.valueOffset(bytes, at)
-                    + Math.max(0, BufferedChanges.valueLength(bytes, at));
+            at += BufferedChanges.recordLength(bytes, at);
         }
     }
 
