@@ -2,6 +2,7 @@ package org.appendlog.statebackend.compaction;
 
 import org.appendlog.statebackend.CompactionSettings;
 import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.index.SegmentSet;
 import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchLocation;
@@ -142,12 +143,13 @@ public final class Compactor implements Closeable {
         if (chosen.isEmpty()) {
             return;
         }
-        Set<String> compacted = new HashSet<>();
-        chosen.forEach(s -> compacted.add(s.segment()));
+        Set<String> compactedNames = new HashSet<>();
+        chosen.forEach(s -> compactedNames.add(s.segment()));
+        SegmentSet compacted = index.segmentSet(compactedNames);
         Map<String, BatchLocation> replaced = new LinkedHashMap<>();
         List<BatchLocation> kept = new ArrayList<>();
         for (BatchLocation batch : input.batches) {
-            if (compacted.contains(batch.segment())) {
+            if (compactedNames.contains(batch.segment())) {
                 replaced.put(batch.key(), batch);
             } else {
                 kept.add(batch);
@@ -190,7 +192,7 @@ public final class Compactor implements Closeable {
         boolean taken = taker.test(result);
         LOG.info(
                 "Compacted {} segment(s), {} batch(es), {} bytes read, into {} in {} ms{}",
-                compacted.size(),
+                compactedNames.size(),
                 replaced.size(),
                 read,
                 location == null ? "nothing (no live records)" : location,
@@ -257,7 +259,7 @@ public final class Compactor implements Closeable {
             KeyGroupRange slice,
             List<Batch> batches,
             List<BatchLocation> kept,
-            Set<String> compacted,
+            SegmentSet compacted,
             CompactionInput input,
             IoThrottle throttle,
             long runCheckpoint)
@@ -297,14 +299,17 @@ public final class Compactor implements Closeable {
             }
             // Per entry, the candidate is its latest record here (highest checkpoint id, of equal
             // ones the later read); a value candidate is copied if the index places the entry's
-            // latest record in a compacted segment (asked again at the end, as always), a
-            // tombstone if an older record may remain. Most records are dead, so a value record
-            // whose entry the index places elsewhere is skipped before deduplication: as the
-            // candidate it would be dropped. It still competes only if its entry has a tombstone
-            // here, which it may outrank and so keep from being copied; hence tombstones are
-            // gathered first. The index moves entries out of the compacted segments, never in,
-            // so every record of an entry that is copied gets offered: the same candidates, in
-            // the same (first read) order, as when every record was deduplicated.
+            // latest record in a compacted segment, a tombstone if an older record may remain.
+            // Most records are dead, so a value record whose entry the index places elsewhere is
+            // skipped before deduplication: as the candidate it would be dropped. It still
+            // competes only if its entry has a tombstone here, which it may outrank and so keep
+            // from being copied; hence tombstones are gathered first. The index moves entries out
+            // of the compacted segments, never in, so every record of an entry that is copied
+            // gets offered: the same candidates, in the same (first read) order, as when every
+            // record was deduplicated. A value candidate without a tombstone here was offered
+            // because the index placed it here, so it is not asked again: should a checkpoint
+            // overwrite the entry meanwhile, the copy is merely dead, and the index, which moves
+            // only entries still in the compacted segments, counts it so.
             tombstones.clear();
             int records = 0;
             for (Piece piece : pieces) {
@@ -334,8 +339,7 @@ public final class Compactor implements Closeable {
                     int keyLength = cursor.keyLength();
                     if (cursor.isTombstone()
                             || latestIn(compacted, kg, state, bytes, keyOffset, keyLength)
-                            || (!tombstones.isEmpty()
-                                    && tombstones.contains(state, bytes, keyOffset, keyLength))) {
+                            || hasTombstone(tombstones, state, cursor)) {
                         latest.offer(
                                 state,
                                 bytes,
@@ -354,13 +358,14 @@ public final class Compactor implements Closeable {
                 boolean copy =
                         tombstone
                                 ? olderRecordMayRemain(kept, kg, cursor.checkpointId())
-                                : latestIn(
-                                        compacted,
-                                        kg,
-                                        state,
-                                        cursor.bytes(),
-                                        cursor.keyOffset(),
-                                        cursor.keyLength());
+                                : !hasTombstone(tombstones, state, cursor)
+                                        || latestIn(
+                                                compacted,
+                                                kg,
+                                                state,
+                                                cursor.bytes(),
+                                                cursor.keyOffset(),
+                                                cursor.keyLength());
                 if (copy) {
                     result.records.add(
                             kg,
@@ -378,9 +383,16 @@ public final class Compactor implements Closeable {
         return result;
     }
 
+    /** Whether the entry of the record under {@code cursor} has a tombstone in {@code tombstones}. */
+    private static boolean hasTombstone(LatestRecords tombstones, int state, RecordCursor cursor) {
+        return !tombstones.isEmpty()
+                && tombstones.contains(
+                        state, cursor.bytes(), cursor.keyOffset(), cursor.keyLength());
+    }
+
     /** Whether the entry's latest record may be in a compacted segment. */
     private boolean latestIn(
-            Set<String> compacted, int kg, int state, byte[] key, int offset, int length) {
+            SegmentSet compacted, int kg, int state, byte[] key, int offset, int length) {
         return index.latestMayBeIn(compacted, kg, state, key, offset, length);
     }
 

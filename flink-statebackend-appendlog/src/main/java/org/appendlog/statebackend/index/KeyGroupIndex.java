@@ -5,7 +5,6 @@ import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.log.KeyBytes;
 
 import java.util.Arrays;
-import java.util.Set;
 
 /**
  * For the live entries of one key group: the segment and length of each entry's latest record,
@@ -96,13 +95,13 @@ final class KeyGroupIndex {
 
     /** Moves the entry to {@code to} unless a newer record has appeared outside {@code from}. */
     synchronized void moveIfStillIn(
-            int state, byte[] key, int offset, int length, Set<String> from, int to, int record) {
+            int state, byte[] key, int offset, int length, SegmentSet from, int to, int record) {
         int slot = find(KeyBytes.hash(state, key, offset, length), state, key, offset, length);
         if (slot < 0) {
             return;
         }
         int entry = entryOf(slots[slot]);
-        if (from.contains(segments.byId(segmentOf[entry]).segment())) {
+        if (from.contains(segmentOf[entry])) {
             relocate(entry, to, record);
         }
     }

@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +31,6 @@ public final class LogIndex {
     private final KeyGroupIndex[] perKeyGroup;
     private final Segments segments = new Segments();
     private final ConcurrentHashMap<String, SegmentStats> referenced = new ConcurrentHashMap<>();
-    private final Set<String> droppedRuns = ConcurrentHashMap.newKeySet();
 
     /** Guards the count of index updates still running, and the first that failed. */
     private final Object updates = new Object();
@@ -209,7 +209,14 @@ public final class LogIndex {
      * segments of the log, which a later pass may compact.
      */
     public void runDropped(String run) {
-        droppedRuns.add(run);
+        segments.byId(segments.idOf(run)).dropped();
+    }
+
+    /** The given segments, for a compaction pass to test records against. */
+    public SegmentSet segmentSet(Set<String> names) {
+        BitSet ids = new BitSet();
+        names.forEach(name -> ids.set(segments.idOf(name)));
+        return new SegmentSet(ids);
     }
 
     /**
@@ -219,9 +226,9 @@ public final class LogIndex {
      * still wins on restore by its checkpoint id.
      */
     public boolean latestMayBeIn(
-            Set<String> segments, int keyGroup, int state, byte[] key, int offset, int keyLength) {
-        String latest = latestSegment(keyGroup, state, key, offset, keyLength);
-        return latest != null && (segments.contains(latest) || droppedRuns.contains(latest));
+            SegmentSet in, int keyGroup, int state, byte[] key, int offset, int keyLength) {
+        int latest = of(keyGroup).latestSegment(state, key, offset, keyLength);
+        return in.contains(latest) || (latest >= 0 && segments.byId(latest).isDropped());
     }
 
     /** The segment of the entry's latest record, or null if the entry is not live. */
@@ -239,7 +246,7 @@ public final class LogIndex {
      * Compaction copied the value records of {@code run} into segment {@code runSegment}; the
      * index follows for each entry unless a checkpoint wrote a newer record meanwhile.
      */
-    public void moved(BatchBuilder run, Set<String> compacted, String runSegment)
+    public void moved(BatchBuilder run, SegmentSet compacted, String runSegment)
             throws IOException {
         int id = segments.idOf(runSegment);
         stats(id);

@@ -53,7 +53,7 @@ class LogIndexTest {
                 BatchBuilder run =
                         new BatchBuilder(1, KeyGroupRange.of(0, 3), List.of("a", "b", "c"));
                 int length = run.add(keyGroup, 1, state, key, 0, key.length, new byte[20], 0, 20);
-                index.moved(run, Set.of("s1", "s2"), "run");
+                index.moved(run, index.segmentSet(Set.of("s1", "s2")), "run");
                 if (latest.containsKey(id) && Set.of("s1", "s2").contains(latest.get(id))) {
                     latest.put(id, "run");
                     lengths.put(id, length);
@@ -187,6 +187,32 @@ class LogIndexTest {
             }
             assertThat(index.liveEntries()).isEqualTo(latest.size());
         }
+    }
+
+    /**
+     * A compaction pass copies a record if the index places its entry in a compacted segment, or
+     * in a run that was dropped after entries had moved into it (where the latest record may be
+     * anywhere again).
+     */
+    @Test
+    void latestMayBeInTheCompactedSegmentsOrADroppedRun() throws Exception {
+        LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
+        byte[] key = "word".getBytes(StandardCharsets.UTF_8);
+        index.recordWritten(1, 0, key, 0, key.length, "s1", 10, false);
+        SegmentSet compacted = index.segmentSet(Set.of("s1", "s2"));
+        SegmentSet others = index.segmentSet(Set.of("s3"));
+        assertThat(index.latestMayBeIn(compacted, 1, 0, key, 0, key.length)).isTrue();
+        assertThat(index.latestMayBeIn(others, 1, 0, key, 0, key.length)).isFalse();
+        byte[] unknown = "other".getBytes(StandardCharsets.UTF_8);
+        assertThat(index.latestMayBeIn(compacted, 1, 0, unknown, 0, unknown.length)).isFalse();
+
+        BatchBuilder run = new BatchBuilder(1, KeyGroupRange.of(0, 3), List.of("count"));
+        run.add(1, 1, 0, key, 0, key.length, new byte[8], 0, 8);
+        index.moved(run, compacted, "run-0");
+        assertThat(index.latestSegment(1, 0, key, 0, key.length)).isEqualTo("run-0");
+        assertThat(index.latestMayBeIn(others, 1, 0, key, 0, key.length)).isFalse();
+        index.runDropped("run-0");
+        assertThat(index.latestMayBeIn(others, 1, 0, key, 0, key.length)).isTrue();
     }
 
     /** Compaction must not judge liveness before the index knows every written batch. */
