@@ -383,7 +383,7 @@ public final class Compactor implements Closeable {
         return result;
     }
 
-    /** Whether the entry of the record under {@code cursor} has a tombstone in {@code tombstones}. */
+    /** Whether the entry of the record under {@code cursor} has a tombstone here. */
     private static boolean hasTombstone(LatestRecords tombstones, int state, RecordCursor cursor) {
         return !tombstones.isEmpty()
                 && tombstones.contains(
