@@ -169,7 +169,16 @@ public final class Compactor implements Closeable {
                 LogScanner.forEachSlice(
                         owned,
                         settings.threads(),
-                        slice -> compactSlice(slice, batches, kept, compacted, input, throttle, runCheckpoint));
+                        "appendlog-compactor " + owned,
+                        slice ->
+                                compactSlice(
+                                        slice,
+                                        batches,
+                                        kept,
+                                        compacted,
+                                        input,
+                                        throttle,
+                                        runCheckpoint));
 
         BatchBuilder run = new BatchBuilder(runCheckpoint, owned, input.stateNames);
         long read = 0;

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -244,13 +245,31 @@ public final class LogScanner {
     private static final int SLICES_PER_THREAD = 8;
 
     /**
-     * Runs {@code task} on each slice of {@code range}, {@code threads} at a time; returns the
-     * results in key-group order.
+     * Runs {@code task} on each slice of {@code range}, {@code threads} at a time, on threads named
+     * {@code threadName}; returns the results in key-group order. With one thread, the slices run
+     * one after another on the calling thread.
      */
-    public static <T> List<T> forEachSlice(KeyGroupRange range, int threads, SliceTask<T> task)
+    public static <T> List<T> forEachSlice(
+            KeyGroupRange range, int threads, String threadName, SliceTask<T> task)
             throws Exception {
         List<KeyGroupRange> slices = slices(range, threads * SLICES_PER_THREAD);
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, slices.size()));
+        if (threads == 1) {
+            List<T> results = new ArrayList<>();
+            for (KeyGroupRange slice : slices) {
+                results.add(task.run(slice));
+            }
+            return results;
+        }
+        AtomicInteger started = new AtomicInteger();
+        ExecutorService pool =
+                Executors.newFixedThreadPool(
+                        Math.min(threads, slices.size()),
+                        r -> {
+                            Thread t =
+                                    new Thread(r, threadName + " #" + started.incrementAndGet());
+                            t.setDaemon(true);
+                            return t;
+                        });
         try {
             List<Future<T>> futures = new ArrayList<>();
             for (KeyGroupRange slice : slices) {

@@ -79,7 +79,11 @@ public final class AppendLogRestoreOperation<K> {
             index.batchAdded(batch.location().segment(), batch.location().length());
         }
         List<Long> perSlice =
-                LogScanner.forEachSlice(owned, parallelism, slice -> restoreSlice(slice, batches));
+                LogScanner.forEachSlice(
+                        owned,
+                        parallelism,
+                        "appendlog-restore " + owned,
+                        slice -> restoreSlice(slice, batches));
         bytesRead = perSlice.stream().mapToLong(Long::longValue).sum();
         LOG.info(
                 "Restored key groups {} from {} batches ({} bytes of records, {} threads) in {} ms",
