@@ -11,9 +11,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * The records that a {@link ChangeBuffer} takes between two barriers. The task thread hands over
  * each chunk it fills; {@link #catchUp}, on a background thread, sorts the chunk's records into
  * {@link #PARTITIONS} partitions by key group, each of which keeps the latest record of every
- * entry in a table small enough for the processor's cache ({@link ChangePartition}). Read once,
- * in the asynchronous phase: {@link #forEachLatest} keeps the last record of each (state, key,
- * namespace), comparing encoded bytes, never objects.
+ * entry in a table small enough for the processor's cache ({@link ChangePartition}), comparing
+ * encoded bytes, never objects. Read once, in the asynchronous phase: {@link #forEachLatest}.
  */
 public final class BufferedChanges {
 
@@ -21,13 +20,6 @@ public final class BufferedChanges {
     static final int PARTITIONS = 64;
     /** Key group (2 bytes), state (2 bytes), key and namespace length (4 bytes). */
     static final int HEADER_BYTES = 8;
-    /**
-     * Chunks of 32 KB: small enough that the chunks still open at a barrier, which the checkpoint
-     * deduplicates itself, hold few records.
-     */
-    static final int OFFSET_BITS = 15;
-    /** Positions take 31 bits: at most this many chunks in a partition. */
-    static final int MAX_CHUNKS = 1 << (31 - OFFSET_BITS);
 
     /** Receives one record: its encoding is {@code buffer[offset, offset + length)}. */
     public interface RecordVisitor {
@@ -160,22 +152,5 @@ public final class BufferedChanges {
                 | ((b[at + 1] & 0xff) << 16)
                 | ((b[at + 2] & 0xff) << 8)
                 | (b[at + 3] & 0xff);
-    }
-
-    /**
-     * A record's position in 31 bits, plus one so that a zero slot means empty: the chunk, and the
-     * offset in it (below {@link ChangeBuffer#CHUNK_BYTES}; a chunk of a larger record holds only
-     * that record).
-     */
-    static long position(int chunk, int offset) {
-        return (((long) chunk << OFFSET_BITS) | offset) + 1;
-    }
-
-    static int chunkOf(long slot) {
-        return (int) (((slot & 0xffffffffL) - 1) >>> OFFSET_BITS);
-    }
-
-    static int offsetOf(long slot) {
-        return (int) (((slot & 0xffffffffL) - 1) & ((1 << OFFSET_BITS) - 1));
     }
 }

@@ -35,14 +35,18 @@ public final class ChangeBuffer {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeBuffer.class);
 
-    static final int CHUNK_BYTES = 1 << BufferedChanges.OFFSET_BITS;
+    /**
+     * Chunks of 32 KB: small enough that the chunks still open at a barrier, which the checkpoint
+     * sorts and deduplicates itself, hold few records.
+     */
+    static final int CHUNK_BYTES = 1 << 15;
     /** Recycled chunks kept for reuse: 64 MB. */
     private static final int MAX_POOLED = 2048;
     /**
-     * Bytes between two drains that keep each partition below {@link BufferedChanges#MAX_CHUNKS}:
-     * any two chunks in a row of a partition hold more than one chunk's bytes.
+     * Bytes between two drains: a partition keeps its records at int offsets, and should every
+     * write be of a distinct entry of one partition, it keeps them all.
      */
-    private static final long MAX_BYTES = (long) CHUNK_BYTES * (BufferedChanges.MAX_CHUNKS / 2 - 1);
+    private static final long MAX_BYTES = 1L << 30;
 
     private final Queue<byte[]> pool = new ArrayBlockingQueue<>(MAX_POOLED);
     /**

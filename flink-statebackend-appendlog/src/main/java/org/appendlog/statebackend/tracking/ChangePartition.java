@@ -4,23 +4,23 @@ import org.appendlog.statebackend.log.CacheWarmup;
 import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.tracking.BufferedChanges.RecordVisitor;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 
 /**
- * The buffered writes of one partition of the key groups between two barriers, and a table of
- * each entry's latest record (like the offset map of Kafka's log cleaner). The background thread
- * copies each record of the task's chunks into the chunk of its partition ({@link #append}) and
- * puts a partition's chunk into the table as soon as it is full, so that at the barrier only the
- * last chunk of each partition is left to deduplicate and the checkpoint mostly just emits the
- * table. Guarded by the {@link BufferedChanges} it belongs to.
+ * The latest record of each entry that one partition of the key groups wrote between two
+ * barriers (like the offset map of Kafka's log cleaner, but holding the records themselves). The
+ * background thread copies each record of the task's chunks into the chunk of its partition
+ * ({@link #append}) and puts a partition's chunk into the table as soon as it is full, then
+ * reuses the chunk: at the barrier only the last chunk of each partition is left to put, and the
+ * checkpoint just emits the table. Guarded by the {@link BufferedChanges} it belongs to.
  *
  * <p>A slot of the table holds the hash of the entry's key next to the entry's number; per entry,
- * its identity (state id and key and namespace bytes) is copied once into a small arena, and the
- * position of its latest record is kept. A repeated write is matched against the arena, not
- * against its earlier record somewhere in the chunks: table and arena grow with the distinct
- * entries, not the records, and are small enough to be read into the processor's cache before
+ * its latest record is kept in an arena. A repeated write is matched against that record's
+ * identity (state id and key and namespace bytes) and replaces it, in place if it has the same
+ * length (a counter's next value). So the partition holds the interval's distinct entries, not
+ * its writes: earlier, every write stayed in the chunks until the barrier, about 40 MB a second in
+ * the 2M-key word count, all of it fresh memory that evicted the task thread's state from the
+ * shared cache. Table and arena are small enough to be read into the processor's cache before
  * each chunk ({@link CacheWarmup}): the other partitions' chunks evict them in between.
  */
 final class ChangePartition {
@@ -33,17 +33,16 @@ final class ChangePartition {
     private static final int SPARSE_INTERVALS_KEPT = 3;
 
     private final ChangeBuffer owner;
-    /** Chunks in the table; positions refer to their order. */
-    private final List<Chunk> chunks = new ArrayList<>();
     /** The chunk being filled, not in the table yet. */
     private final OpenChunk chunk = new OpenChunk();
     private long[] slots = new long[INITIAL_SLOTS];
     private int entries;
-    private int[] identityAt = new int[INITIAL_SLOTS / 2];
-    private int[] identityLength = new int[INITIAL_SLOTS / 2];
-    private long[] latest = new long[INITIAL_SLOTS / 2];
-    private byte[] arena = new byte[INITIAL_SLOTS * 8];
+    private int[] recordAt = new int[INITIAL_SLOTS / 2];
+    private int[] recordLength = new int[INITIAL_SLOTS / 2];
+    private byte[] arena = new byte[INITIAL_SLOTS * 16];
     private int arenaUsed;
+    /** Bytes of records that later ones of other lengths replaced. */
+    private int arenaGarbage;
     /** Intervals in a row that used less than an eighth of the table. */
     private int sparseIntervals;
 
@@ -61,41 +60,39 @@ final class ChangePartition {
         chunk.append(record, offset, length);
     }
 
-    /** Puts the chunk being filled into the table. */
+    /** Puts the chunk being filled into the table and hands the chunk back. */
     private void putChunk() {
         Chunk filled = chunk.close(owner::recycle);
         if (filled == null) {
             return;
         }
-        chunks.add(filled);
         if (CacheWarmup.pays(filled.records, tableBytes())) {
             CacheWarmup.read(slots, slots.length);
-            CacheWarmup.read(identityAt, entries);
-            CacheWarmup.read(identityLength, entries);
-            CacheWarmup.read(latest, entries);
+            CacheWarmup.read(recordAt, entries);
+            CacheWarmup.read(recordLength, entries);
             CacheWarmup.read(arena, arenaUsed);
         }
-        put(filled, chunks.size() - 1);
+        put(filled.bytes, filled.used);
+        owner.recycle(filled.bytes);
     }
 
     private long tableBytes() {
-        return (long) slots.length * Long.BYTES + (long) entries * 16 + arenaUsed;
+        return (long) slots.length * Long.BYTES + (long) entries * 8 + arenaUsed;
     }
 
-    private void put(Chunk chunk, int c) {
-        byte[] bytes = chunk.bytes;
+    private void put(byte[] bytes, int used) {
         int at = 0;
-        while (at < chunk.used) {
+        while (at < used) {
+            int length = BufferedChanges.recordLength(bytes, at);
             int hash = BufferedChanges.hash(bytes, at);
-            long position = BufferedChanges.position(c, at);
             int from = BufferedChanges.identityOffset(at);
-            int to = from + BufferedChanges.identityLength(bytes, at);
+            int identity = BufferedChanges.identityLength(bytes, at);
             int mask = slots.length - 1;
             int slot = hash & mask;
             while (true) {
                 long occupant = slots[slot];
                 if (occupant == 0) {
-                    slots[slot] = HashSlots.occupant(hash, newEntry(bytes, from, to, position) + 1);
+                    slots[slot] = HashSlots.occupant(hash, newEntry(bytes, at, length) + 1);
                     if (entries > slots.length / 2) {
                         slots = HashSlots.doubled(slots);
                     }
@@ -103,95 +100,118 @@ final class ChangePartition {
                 }
                 int entry = HashSlots.lowOf(occupant) - 1;
                 if (HashSlots.hashOf(occupant) == hash
-                        && Arrays.equals(
-                                arena,
-                                identityAt[entry],
-                                identityAt[entry] + identityLength[entry],
-                                bytes,
-                                from,
-                                to)) {
+                        && sameIdentity(entry, bytes, from, identity)) {
                     // Later records replace earlier ones of the same entry.
-                    latest[entry] = position;
+                    replace(entry, bytes, at, length);
                     break;
                 }
                 slot = (slot + 1) & mask;
             }
-            at += BufferedChanges.recordLength(bytes, at);
+            at += length;
         }
     }
 
-    private int newEntry(byte[] bytes, int from, int to, long position) {
+    private boolean sameIdentity(int entry, byte[] bytes, int from, int identity) {
+        int at = recordAt[entry];
+        int stored = BufferedChanges.identityOffset(at);
+        return BufferedChanges.identityLength(arena, at) == identity
+                && Arrays.equals(arena, stored, stored + identity, bytes, from, from + identity);
+    }
+
+    private int newEntry(byte[] bytes, int at, int length) {
         int entry = entries++;
-        if (entry == latest.length) {
-            identityAt = Arrays.copyOf(identityAt, entry * 2);
-            identityLength = Arrays.copyOf(identityLength, entry * 2);
-            latest = Arrays.copyOf(latest, entry * 2);
+        if (entry == recordAt.length) {
+            recordAt = Arrays.copyOf(recordAt, entry * 2);
+            recordLength = Arrays.copyOf(recordLength, entry * 2);
         }
-        int length = to - from;
-        if (arenaUsed + length > arena.length) {
-            arena = Arrays.copyOf(arena, Math.max(arena.length * 2, arenaUsed + length));
-        }
-        System.arraycopy(bytes, from, arena, arenaUsed, length);
-        identityAt[entry] = arenaUsed;
-        identityLength[entry] = length;
-        latest[entry] = position;
-        arenaUsed += length;
+        recordAt[entry] = store(bytes, at, length);
+        recordLength[entry] = length;
         return entry;
     }
 
+    private void replace(int entry, byte[] bytes, int at, int length) {
+        if (recordLength[entry] == length) {
+            System.arraycopy(bytes, at, arena, recordAt[entry], length);
+            return;
+        }
+        arenaGarbage += recordLength[entry];
+        // Unlinked first, so that compacting the arena to make room skips the replaced record.
+        recordLength[entry] = 0;
+        recordAt[entry] = store(bytes, at, length);
+        recordLength[entry] = length;
+    }
+
+    /** Copies a record to the end of the arena; returns where. */
+    private int store(byte[] bytes, int at, int length) {
+        if (arenaUsed + length > arena.length) {
+            makeRoom(length);
+        }
+        int stored = arenaUsed;
+        System.arraycopy(bytes, at, arena, stored, length);
+        arenaUsed += length;
+        return stored;
+    }
+
     /**
-     * Visits the latest record of every entry, chunk by chunk in the order the chunks were
-     * filled (so the reads run through the chunks instead of jumping around them). Only after
-     * the last {@link #append}.
+     * Compacts the arena in place if replaced records take half of it, or else grows it: a new
+     * arena would be copied by the next young collections while the old one is still reachable.
      */
+    private void makeRoom(int length) {
+        if (arenaGarbage >= arenaUsed / 2 && arenaUsed - arenaGarbage + length <= arena.length) {
+            compactArena();
+        } else {
+            long grown = Math.max(2L * arena.length, (long) arenaUsed + length);
+            arena = Arrays.copyOf(arena, (int) Math.min(grown, Integer.MAX_VALUE - 8));
+        }
+    }
+
+    /** Moves the live records to the front of the arena, in their order there. */
+    private void compactArena() {
+        // Live records by position: moving records down in that order never overwrites one
+        // that is still to be moved.
+        long[] byPosition = new long[entries];
+        int live = 0;
+        for (int entry = 0; entry < entries; entry++) {
+            if (recordLength[entry] > 0) {
+                byPosition[live++] = ((long) recordAt[entry] << 32) | entry;
+            }
+        }
+        Arrays.sort(byPosition, 0, live);
+        int used = 0;
+        for (int i = 0; i < live; i++) {
+            int entry = (int) byPosition[i];
+            System.arraycopy(arena, recordAt[entry], arena, used, recordLength[entry]);
+            recordAt[entry] = used;
+            used += recordLength[entry];
+        }
+        arenaUsed = used;
+        arenaGarbage = 0;
+    }
+
+    /** Visits the latest record of every entry. Only after the last {@link #append}. */
     void forEachLatest(RecordVisitor visitor) {
         putChunk();
-        // A counting sort of the latest positions by chunk, not a comparison sort: the reads run
-        // through the chunks in order either way, and within one 32 KB chunk the order does not
-        // matter to the cache.
-        int[] firstOf = new int[chunks.size() + 1];
         for (int entry = 0; entry < entries; entry++) {
-            firstOf[BufferedChanges.chunkOf(latest[entry]) + 1]++;
-        }
-        for (int c = 0; c < chunks.size(); c++) {
-            firstOf[c + 1] += firstOf[c];
-        }
-        int[] offsets = new int[entries];
-        int[] next = Arrays.copyOf(firstOf, chunks.size());
-        for (int entry = 0; entry < entries; entry++) {
-            long position = latest[entry];
-            offsets[next[BufferedChanges.chunkOf(position)]++] = BufferedChanges.offsetOf(position);
-        }
-        for (int c = 0; c < chunks.size(); c++) {
-            Chunk chunk = chunks.get(c);
-            byte[] bytes = chunk.bytes;
-            if (CacheWarmup.pays(firstOf[c + 1] - firstOf[c], chunk.used)) {
-                CacheWarmup.read(bytes, chunk.used);
-            }
-            for (int i = firstOf[c]; i < firstOf[c + 1]; i++) {
-                int at = offsets[i];
-                visitor.accept(bytes, at, BufferedChanges.recordLength(bytes, at));
-            }
+            visitor.accept(arena, recordAt[entry], recordLength[entry]);
         }
     }
 
     /**
-     * Hands the chunks back for reuse and empties the partition. Returns whether its table is
-     * worth reusing for a later interval: not once several intervals in a row left it mostly
-     * empty, so that a burst of writes does not pin a large table for good.
+     * Hands the chunk back and empties the partition. Returns whether its table is worth reusing
+     * for a later interval: not once several intervals in a row left it mostly empty, so that a
+     * burst of writes does not pin a large table for good.
      */
     boolean recycle() {
         Chunk open = chunk.close(owner::recycle);
         if (open != null) {
             owner.recycle(open.bytes);
         }
-        chunks.forEach(c -> owner.recycle(c.bytes));
-        chunks.clear();
         sparseIntervals = entries < slots.length / 8 ? sparseIntervals + 1 : 0;
         boolean reusable = slots.length == INITIAL_SLOTS || sparseIntervals < SPARSE_INTERVALS_KEPT;
         Arrays.fill(slots, 0L);
         entries = 0;
         arenaUsed = 0;
+        arenaGarbage = 0;
         return reusable;
     }
 }

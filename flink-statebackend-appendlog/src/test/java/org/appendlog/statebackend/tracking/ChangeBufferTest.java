@@ -83,12 +83,33 @@ class ChangeBufferTest {
         }
     }
 
+    /**
+     * Few entries, each rewritten many times with values whose lengths change: replaced records
+     * pile up in the partitions until they are compacted away, and no latest record may go with
+     * them.
+     */
+    @Test
+    void valuesThatChangeLengthReplaceTheirEntriesRecords() throws IOException {
+        ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
+        for (int round = 0; round < 3; round++) {
+            assertLatestKept(buffer, 300_000 + round, 500, true);
+        }
+    }
+
     private static void assertLatestKept(ChangeBuffer buffer, int writes) throws IOException {
         assertLatestKept(buffer, writes, 20_000);
     }
 
-    /** Writes to 2 states x {@code keys} keys, removals and records larger than a chunk, in a random order. */
     private static void assertLatestKept(ChangeBuffer buffer, int writes, int keys) throws IOException {
+        assertLatestKept(buffer, writes, keys, false);
+    }
+
+    /**
+     * Writes to 2 states x {@code keys} keys, removals and records larger than a chunk, in a random
+     * order; values of 1 to 200 characters if {@code varyLengths}.
+     */
+    private static void assertLatestKept(ChangeBuffer buffer, int writes, int keys, boolean varyLengths)
+            throws IOException {
         Map<String, String> expected = new HashMap<>();
         Random random = new Random(writes);
         String big = "x".repeat(ChangeBuffer.CHUNK_BYTES + 10);
@@ -96,7 +117,10 @@ class ChangeBufferTest {
             int state = random.nextInt(2);
             int key = random.nextInt(keys);
             int roll = random.nextInt(1000);
-            String value = roll < 100 ? null : roll == 999 ? big + i : "v" + i;
+            String value =
+                    roll < 100
+                            ? null
+                            : roll == 999 ? big + i : varyLengths ? "v".repeat(random.nextInt(200)) + i : "v" + i;
             buffer.write(state, key % 128, key, VoidNamespace.INSTANCE, value, KEYS, NAMESPACES, VALUES);
             expected.put(state + "/" + key, value == null ? "<removed>" : value);
         }
