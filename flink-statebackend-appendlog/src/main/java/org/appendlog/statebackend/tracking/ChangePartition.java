@@ -10,8 +10,8 @@ import java.util.Arrays;
  * The latest record of each entry that one partition of the key groups wrote between two
  * barriers (like the offset map of Kafka's log cleaner, but holding the records themselves). The
  * background thread copies each record of the task's chunks into the chunk of its partition
- * ({@link #append}) and puts a partition's chunk into the table as soon as it is full, then
- * reuses the chunk: at the barrier only the last chunk of each partition is left to put, and the
+ * ({@link #append}) and puts a partition's chunk into the table as soon as it is full, then hands
+ * the chunk back: at the barrier only the last chunk of each partition is left to put, and the
  * checkpoint just emits the table. Guarded by the {@link BufferedChanges} it belongs to.
  *
  * <p>A slot of the table holds the hash of the entry's key next to the entry's number; per entry,
@@ -19,9 +19,9 @@ import java.util.Arrays;
  * identity (state id and key and namespace bytes) and replaces it, in place if it has the same
  * length (a counter's next value). So the partition holds the interval's distinct entries, not
  * its writes: earlier, every write stayed in the chunks until the barrier, about 40 MB a second in
- * the 2M-key word count, all of it fresh memory that evicted the task thread's state from the
- * shared cache. Table and arena are small enough to be read into the processor's cache before
- * each chunk ({@link CacheWarmup}): the other partitions' chunks evict them in between.
+ * the 2M-key word count, all of it fresh memory competing with the task thread's state for the
+ * cache the cores share. Table and arena are small enough to be read into the processor's cache
+ * before each chunk ({@link CacheWarmup}): the other partitions' chunks evict them in between.
  */
 final class ChangePartition {
 
