@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.index;
 
+import org.appendlog.statebackend.log.ArenaCompaction;
 import org.appendlog.statebackend.log.CacheWarmup;
 import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.log.KeyBytes;
@@ -197,30 +198,12 @@ final class KeyGroupIndex {
     }
 
     /**
-     * Moves the keys of live entries to the front of the arena, in place: a new arena would be
-     * copied by the next young collections (the index lives long) and then grow back, doubling by
-     * doubling, as entries come and go (window state does so all the time). Like the table, the
-     * arena keeps the size of the most entries it held.
+     * Moves the keys of live entries to the front of the arena, in place; like the table, the
+     * arena keeps the size of the most entries it held, as entries come and go (window state does
+     * so all the time).
      */
     private void compactArena() {
-        // Live entries by key position: moving keys down in that order never overwrites a key
-        // that is still to be moved.
-        long[] byPosition = new long[size];
-        int live = 0;
-        for (int entry = 0; entry < entries; entry++) {
-            if (keyLength[entry] != FREE) {
-                byPosition[live++] = ((long) keyAt[entry] << 32) | entry;
-            }
-        }
-        Arrays.sort(byPosition, 0, live);
-        int used = 0;
-        for (int i = 0; i < live; i++) {
-            int entry = (int) byPosition[i];
-            System.arraycopy(arena, keyAt[entry], arena, used, keyLength[entry]);
-            keyAt[entry] = used;
-            used += keyLength[entry];
-        }
-        arenaUsed = used;
+        arenaUsed = ArenaCompaction.compact(arena, keyAt, keyLength, entries);
         arenaGarbage = 0;
     }
 }

@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.tracking;
 
+import org.appendlog.statebackend.log.ArenaCompaction;
 import org.appendlog.statebackend.log.CacheWarmup;
 import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.tracking.BufferedChanges.RecordVisitor;
@@ -152,10 +153,7 @@ final class ChangePartition {
         return stored;
     }
 
-    /**
-     * Compacts the arena in place if replaced records take half of it, or else grows it: a new
-     * arena would be copied by the next young collections while the old one is still reachable.
-     */
+    /** Compacts the arena in place if replaced records take half of it, or else grows it. */
     private void makeRoom(int length) {
         if (arenaGarbage >= arenaUsed / 2 && arenaUsed - arenaGarbage + length <= arena.length) {
             compactArena();
@@ -165,26 +163,8 @@ final class ChangePartition {
         }
     }
 
-    /** Moves the live records to the front of the arena, in their order there. */
     private void compactArena() {
-        // Live records by position: moving records down in that order never overwrites one
-        // that is still to be moved.
-        long[] byPosition = new long[entries];
-        int live = 0;
-        for (int entry = 0; entry < entries; entry++) {
-            if (recordLength[entry] > 0) {
-                byPosition[live++] = ((long) recordAt[entry] << 32) | entry;
-            }
-        }
-        Arrays.sort(byPosition, 0, live);
-        int used = 0;
-        for (int i = 0; i < live; i++) {
-            int entry = (int) byPosition[i];
-            System.arraycopy(arena, recordAt[entry], arena, used, recordLength[entry]);
-            recordAt[entry] = used;
-            used += recordLength[entry];
-        }
-        arenaUsed = used;
+        arenaUsed = ArenaCompaction.compact(arena, recordAt, recordLength, entries);
         arenaGarbage = 0;
     }
 

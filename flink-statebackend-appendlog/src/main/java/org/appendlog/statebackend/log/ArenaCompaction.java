@@ -1,0 +1,36 @@
+package org.appendlog.statebackend.log;
+
+import java.util.Arrays;
+
+/**
+ * Compacts a byte arena in place: the arena holds one slice per entry ({@code at[entry]}, {@code
+ * length[entry]} bytes; a length of zero or less marks a dead entry), and the live slices move
+ * to its front. In place, because a new arena would be copied by the next young collections while
+ * the tables that hold it live long, and then grow back, doubling by doubling.
+ */
+public final class ArenaCompaction {
+
+    private ArenaCompaction() {}
+
+    /** Moves the live slices to the front, in their order in the arena; returns the bytes used. */
+    public static int compact(byte[] arena, int[] at, int[] length, int entries) {
+        // Live entries by position: moving slices down in that order never overwrites a slice
+        // that is still to be moved.
+        long[] byPosition = new long[entries];
+        int live = 0;
+        for (int entry = 0; entry < entries; entry++) {
+            if (length[entry] > 0) {
+                byPosition[live++] = ((long) at[entry] << 32) | entry;
+            }
+        }
+        Arrays.sort(byPosition, 0, live);
+        int used = 0;
+        for (int i = 0; i < live; i++) {
+            int entry = (int) byPosition[i];
+            System.arraycopy(arena, at[entry], arena, used, length[entry]);
+            at[entry] = used;
+            used += length[entry];
+        }
+        return used;
+    }
+}
