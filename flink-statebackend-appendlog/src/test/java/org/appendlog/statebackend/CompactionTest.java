@@ -135,6 +135,36 @@ class CompactionTest {
         }
     }
 
+    /**
+     * Checkpoints complete while passes run, and each completion makes the index forget the
+     * segments no checkpoint refers to: a run written but not yet offered must not be among them,
+     * or its live bytes drop out of the counts that compaction chooses segments by.
+     */
+    @Test
+    void theIndexCountsTheLiveBytesOfRunsWrittenWhileCheckpointsComplete() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last = null;
+        long running;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            // The odd keys, written once, stay live in the runs that compaction copies them to.
+            write(harness, 1, 1);
+            harness.checkpoint(1);
+            for (int c = 2; c <= 300; c++) {
+                write(harness, c, 2);
+                last = harness.checkpoint(c);
+            }
+            harness.awaitCompaction();
+            harness.backend.index().awaitUpdates();
+            assertThat(passes(harness)).isPositive();
+            running = harness.backend.index().liveBytes();
+        }
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(last))) {
+            assertThat(running).isEqualTo(restored.backend.index().liveBytes());
+        }
+    }
+
     @Test
     void deletedKeysStayDeletedAndKeysPutBackAfterADeleteComeBack() throws Exception {
         // Keys are deleted and put back at random, so the compacted segments hold tombstones both

@@ -190,7 +190,6 @@ public final class Compactor implements Closeable {
         if (run.recordCount() > 0) {
             location = log.writeRun(run);
             throttle.acquire(location.length());
-            index.batchAdded(location.segment(), location.length());
             index.moved(run, compacted, location.segment());
         }
         passes.incrementAndGet();

@@ -74,12 +74,6 @@ public final class LogIndex {
         }
     }
 
-    private SegmentStats stats(int id) {
-        SegmentStats stats = segments.byId(id);
-        referenced.putIfAbsent(stats.segment(), stats);
-        return stats;
-    }
-
     private KeyGroupIndex of(int keyGroup) {
         return perKeyGroup[keyGroup - keyGroups.getStartKeyGroup()];
     }
@@ -98,7 +92,6 @@ public final class LogIndex {
             int length,
             boolean tombstone) {
         int id = segments.idOf(segment);
-        stats(id);
         if (tombstone) {
             of(keyGroup).remove(state, key, offset, keyLength);
         } else {
@@ -109,7 +102,6 @@ public final class LogIndex {
     /** Indexes every record of {@code batch}, which now lives in {@code segment}. */
     public void batchWritten(BatchBuilder batch, String segment) throws IOException {
         int id = segments.idOf(segment);
-        stats(id);
         forEachRecord(
                 batch,
                 (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
@@ -249,7 +241,6 @@ public final class LogIndex {
     public void moved(BatchBuilder run, SegmentSet compacted, String runSegment)
             throws IOException {
         int id = segments.idOf(runSegment);
-        stats(id);
         forEachRecord(
                 run,
                 (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
@@ -269,9 +260,15 @@ public final class LogIndex {
         return referenced.get(segment);
     }
 
-    /** Counts a batch's bytes (records, header, footer, key groups of other owners). */
+    /**
+     * Counts a batch's bytes (records, header, footer, key groups of other owners). Its segment
+     * is among the counted ones ({@link #segments}, {@link #liveBytes}) from now on, until {@link
+     * #retain} leaves it out: only a batch that the log refers to is added, never one still being
+     * written, so that retaining what the log refers to cannot forget it.
+     */
     public void batchAdded(String segment, long length) {
-        stats(segments.idOf(segment)).added(length);
+        SegmentStats stats = segments.byId(segments.idOf(segment));
+        referenced.computeIfAbsent(segment, s -> stats).added(length);
     }
 
     public Collection<SegmentStats> segments() {

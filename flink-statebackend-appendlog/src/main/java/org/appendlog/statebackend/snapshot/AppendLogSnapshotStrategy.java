@@ -304,11 +304,12 @@ public final class AppendLogSnapshotStrategy<K> {
                         c.materialize(lastBatchBytes);
                     }
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
+                    BatchLocation location = null;
                     long materialized = System.nanoTime();
                     if (batch.recordCount() > 0) {
                         // an empty batch (an idle interval) says nothing about the next one
                         lastBatchBytes = batch.keyGroupBytes();
-                        BatchLocation location = appendAndIndex(batch, confirmed);
+                        location = log.append(batch, confirmed);
                         batches.add(location);
                         appended = location.length();
                         LOG.debug(
@@ -321,7 +322,7 @@ public final class AppendLogSnapshotStrategy<K> {
                                 (materialized - start) / 1_000_000,
                                 (System.nanoTime() - materialized) / 1_000_000);
                     }
-                    remember(checkpointId, batches, false);
+                    remember(checkpointId, batches, false, batch, location);
                 }
                 break;
             case FULL:
@@ -330,10 +331,10 @@ public final class AppendLogSnapshotStrategy<K> {
                     synchronized (lock) {
                         confirmed = segmentsOf(base);
                     }
-                    BatchLocation location = appendAndIndex(all.records(), confirmed);
+                    BatchLocation location = log.append(all.records(), confirmed);
                     batches = List.of(location);
                     appended = location.length();
-                    remember(checkpointId, batches, true);
+                    remember(checkpointId, batches, true, all.records(), location);
                 }
                 break;
             case SAVEPOINT:
@@ -434,14 +435,6 @@ public final class AppendLogSnapshotStrategy<K> {
         return segments;
     }
 
-    /** Appends {@code batch}; the index learns of it in the background. */
-    private BatchLocation appendAndIndex(BatchBuilder batch, Set<String> confirmed)
-            throws IOException {
-        BatchLocation location = log.append(batch, confirmed);
-        index.batchWrittenLater(batch, location, background);
-        return location;
-    }
-
     /** Serializes every entry of the table snapshots, key group by key group. */
     private Capture captureTables(long checkpointId, CapturedState captured) throws IOException {
         Capture all =
@@ -465,9 +458,23 @@ public final class AppendLogSnapshotStrategy<K> {
         return all;
     }
 
-    private void remember(long checkpointId, List<BatchLocation> batches, boolean full) {
+    /**
+     * Keeps the checkpoint's batches until it completes or is aborted, and has the index learn of
+     * its new batch, if it appended one, in the background. Both under the lock, so that no completing checkpoint
+     * finds the new batch's segment counted by the index but referred to by nothing, and makes
+     * the index forget it.
+     */
+    private void remember(
+            long checkpointId,
+            List<BatchLocation> batches,
+            boolean full,
+            BatchBuilder batch,
+            @Nullable BatchLocation location) {
         synchronized (lock) {
             written.put(checkpointId, batches);
+            if (location != null) {
+                index.batchWrittenLater(batch, location, background);
+            }
             if (full) {
                 fullCheckpoints.add(checkpointId);
             }
@@ -526,6 +533,10 @@ public final class AppendLogSnapshotStrategy<K> {
             }
             pendingCompaction = result;
             pendingTakenUpBy = -1;
+            if (result.run() != null) {
+                // Counted from now on, when checkpoints that complete keep it (pruneIndex).
+                index.batchAdded(result.run().segment(), result.run().length());
+            }
             return true;
         }
     }

@@ -32,9 +32,18 @@ class LogIndexTest {
 
     private static final String[] SEGMENTS = {"s0", "s1", "s2", "s3", "run"};
 
+    /** An index that counts {@code segments}' bytes, as the log's batches in them are added. */
+    private static LogIndex counting(KeyGroupRange range, String... segments) {
+        LogIndex index = new LogIndex(range);
+        for (String segment : segments) {
+            index.batchAdded(segment, 0);
+        }
+        return index;
+    }
+
     @Test
     void agreesWithAMapThroughWritesRemovalsAndMoves() throws Exception {
-        LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
+        LogIndex index = counting(KeyGroupRange.of(0, 3), SEGMENTS);
         Map<String, String> latest = new HashMap<>();
         Map<String, Integer> lengths = new HashMap<>();
         Random random = new Random(11);
@@ -96,8 +105,9 @@ class LogIndexTest {
     @Test
     void aBatchIndexesLikeItsRecordsOneByOne() throws Exception {
         KeyGroupRange range = KeyGroupRange.of(4, 7);
-        LogIndex batched = new LogIndex(range);
-        LogIndex single = new LogIndex(range);
+        String[] segments = {"s0", "s1", "s2", "s3", "s4", "s5"};
+        LogIndex batched = counting(range, segments);
+        LogIndex single = counting(range, segments);
         Random random = new Random(5);
         for (int round = 0; round < 6; round++) {
             String segment = "s" + round;
@@ -213,6 +223,32 @@ class LogIndexTest {
         assertThat(index.latestMayBeIn(others, 1, 0, key, 0, key.length)).isFalse();
         index.runDropped("run-0");
         assertThat(index.latestMayBeIn(others, 1, 0, key, 0, key.length)).isTrue();
+    }
+
+    /**
+     * A segment is counted from the first batch added to it until {@link LogIndex#retain} leaves
+     * it out; records indexed in it later, or entries moved into it by compaction, do not bring
+     * it back (a run is counted once it is offered, a checkpoint's batch once it is remembered).
+     */
+    @Test
+    void onlyAddingABatchMakesASegmentCounted() throws Exception {
+        LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
+        byte[] key = "word".getBytes(StandardCharsets.UTF_8);
+        byte[] other = "other".getBytes(StandardCharsets.UTF_8);
+        index.batchAdded("s1", 50);
+        index.recordWritten(1, 0, key, 0, key.length, "s1", 10, false);
+        index.retain(Set.of());
+        index.recordWritten(1, 0, other, 0, other.length, "s1", 10, false);
+        BatchBuilder run = new BatchBuilder(1, KeyGroupRange.of(0, 3), List.of("count"));
+        int length = run.add(1, 1, 0, key, 0, key.length, new byte[8], 0, 8);
+        index.moved(run, index.segmentSet(Set.of("s1")), "run-0");
+        assertThat(index.segments()).isEmpty();
+        assertThat(index.liveBytes()).isZero();
+
+        index.batchAdded("run-0", 40);
+        assertThat(index.segments()).extracting(SegmentStats::segment).containsExactly("run-0");
+        assertThat(index.liveBytes()).isEqualTo(length);
+        assertThat(index.totalBytes()).isEqualTo(40);
     }
 
     /** Compaction must not judge liveness before the index knows every written batch. */
