@@ -50,14 +50,31 @@ final class KeyGroupIndex {
             relocate(entryOf(slots[slot]), segment, record);
             return;
         }
-        int entry = newEntry(state, key, offset, length);
-        segmentOf[entry] = segment;
-        recordLength[entry] = record;
+        insert(hash, state, key, offset, length, segment, record);
         segments.byId(segment).live(record);
-        HashSlots.insert(slots, HashSlots.occupant(hash, entry + 1));
-        if (++size > slots.length / 2) {
-            slots = HashSlots.doubled(slots);
+    }
+
+    /**
+     * Restore reads records newest first: indexes the entry unless a newer record of it was read
+     * before. Returns the new entry's number, or -1 if the entry is indexed already. Counts no
+     * bytes; {@link IndexRebuild} counts them per thread.
+     */
+    synchronized int putIfAbsent(
+            int state, byte[] key, int offset, int length, int segment, int record) {
+        int hash = KeyBytes.hash(state, key, offset, length);
+        if (find(hash, state, key, offset, length) >= 0) {
+            return -1;
         }
+        return insert(hash, state, key, offset, length, segment, record);
+    }
+
+    /** Removes entry {@code entry}, which {@link #putIfAbsent} added, without counting bytes. */
+    synchronized void forget(int entry) {
+        int at = keyAt[entry];
+        int state = ((arena[at] & 0xff) << 8) | (arena[at + 1] & 0xff);
+        int length = keyLength[entry] - 2;
+        int slot = find(KeyBytes.hash(state, arena, at + 2, length), state, arena, at + 2, length);
+        freeEntry(slot, entry);
     }
 
     /** The entry's latest record is now {@code record} bytes in {@code segment}. */
@@ -75,6 +92,10 @@ final class KeyGroupIndex {
         }
         int entry = entryOf(slots[slot]);
         segments.byId(segmentOf[entry]).died(recordLength[entry]);
+        freeEntry(slot, entry);
+    }
+
+    private void freeEntry(int slot, int entry) {
         deleteSlot(slot);
         size--;
         arenaGarbage += keyLength[entry];
@@ -169,6 +190,18 @@ final class KeyGroupIndex {
             }
         }
         slots[hole] = 0;
+    }
+
+    private int insert(
+            int hash, int state, byte[] key, int offset, int length, int segment, int record) {
+        int entry = newEntry(state, key, offset, length);
+        segmentOf[entry] = segment;
+        recordLength[entry] = record;
+        HashSlots.insert(slots, HashSlots.occupant(hash, entry + 1));
+        if (++size > slots.length / 2) {
+            slots = HashSlots.doubled(slots);
+        }
+        return entry;
     }
 
     private int newEntry(int state, byte[] key, int offset, int length) {

@@ -74,15 +74,32 @@ public final class LogIndex {
         }
     }
 
-    private KeyGroupIndex of(int keyGroup) {
+    KeyGroupIndex of(int keyGroup) {
         return perKeyGroup[keyGroup - keyGroups.getStartKeyGroup()];
+    }
+
+    int segmentId(String segment) {
+        return segments.idOf(segment);
+    }
+
+    SegmentStats segmentStats(int id) {
+        return segments.byId(id);
+    }
+
+    /**
+     * Rebuilds the index from restored records, read newest first, on one restore thread; the
+     * threads must read disjoint key groups.
+     */
+    public IndexRebuild rebuild() {
+        return new IndexRebuild(this);
     }
 
     /**
      * Records that the latest record of an entry, {@code length} bytes, is now in {@code
-     * segment}; a tombstone removes the entry. Calls for one key group must not run concurrently.
+     * segment}; a tombstone removes the entry. The record-by-record form of {@link
+     * #batchWritten}, against which tests check the batched and the restored index.
      */
-    public void recordWritten(
+    void recordWritten(
             int keyGroup,
             int state,
             byte[] key,
@@ -91,7 +108,7 @@ public final class LogIndex {
             String segment,
             int length,
             boolean tombstone) {
-        int id = segments.idOf(segment);
+        int id = segmentId(segment);
         if (tombstone) {
             of(keyGroup).remove(state, key, offset, keyLength);
         } else {
@@ -101,7 +118,7 @@ public final class LogIndex {
 
     /** Indexes every record of {@code batch}, which now lives in {@code segment}. */
     public void batchWritten(BatchBuilder batch, String segment) throws IOException {
-        int id = segments.idOf(segment);
+        int id = segmentId(segment);
         forEachRecord(
                 batch,
                 (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
@@ -240,7 +257,7 @@ public final class LogIndex {
      */
     public void moved(BatchBuilder run, SegmentSet compacted, String runSegment)
             throws IOException {
-        int id = segments.idOf(runSegment);
+        int id = segmentId(runSegment);
         forEachRecord(
                 run,
                 (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {

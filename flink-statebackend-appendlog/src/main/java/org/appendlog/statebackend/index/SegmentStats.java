@@ -66,7 +66,7 @@ public final class SegmentStats {
         lastWrite = System.currentTimeMillis();
     }
 
-    void live(int bytes) {
+    void live(long bytes) {
         liveBytes.addAndGet(bytes);
     }
 

@@ -7,7 +7,7 @@ import java.io.EOFException;
 import java.io.IOException;
 
 /**
- * One record: the checkpoint that wrote it, the state id (an index into the batch header's state
+ * The format of one record: the checkpoint that wrote it, the state id (an index into the batch header's state
  * table), the serialized key and namespace, and the serialized value or a tombstone. Records keep
  * their checkpoint id when compaction copies them, so "latest wins" holds in any reading order.
  *
@@ -21,31 +21,7 @@ import java.io.IOException;
  */
 public final class LogRecord {
 
-    public final long checkpointId;
-    public final int stateId;
-    public final byte[] keyAndNamespace;
-    /** Null for a tombstone. */
-    public final byte[] value;
-
-    public LogRecord(long checkpointId, int stateId, byte[] keyAndNamespace, byte[] value) {
-        this.checkpointId = checkpointId;
-        this.stateId = stateId;
-        this.keyAndNamespace = keyAndNamespace;
-        this.value = value;
-    }
-
-    public boolean isTombstone() {
-        return value == null;
-    }
-
-    /** The number of bytes this record takes in the log. */
-    public int encodedLength() {
-        return varLength(checkpointId)
-                + varLength(stateId)
-                + varLength(keyAndNamespace.length)
-                + keyAndNamespace.length
-                + (value == null ? 1 : varLength(value.length + 1L) + value.length);
-    }
+    private LogRecord() {}
 
     /** Appends a record to {@code out} (a null {@code value}: a tombstone); returns its length. */
     public static int write(
@@ -145,14 +121,5 @@ public final class LogRecord {
             }
         }
         throw new IOException("malformed variable-length integer");
-    }
-
-    private static int varLength(long v) {
-        int n = 1;
-        while ((v & ~0x7FL) != 0) {
-            v >>>= 7;
-            n++;
-        }
-        return n;
     }
 }

@@ -26,8 +26,7 @@ import java.util.function.Function;
  * Reads batches key group by key group, for restore and for compaction: verifies each batch's
  * header and footer, then reads a contiguous slice of key groups from every batch in one
  * sequential read per batch, checking each key group's CRC. Slices can be scanned in parallel.
- * Compaction walks the records where they were read ({@link #read}); restore decodes them into
- * {@link LogRecord}s ({@link #scan}).
+ * Compaction and restore walk the records where they were read ({@link #read}).
  */
 public final class LogScanner {
 
@@ -61,23 +60,6 @@ public final class LogScanner {
                         file(), fileOffset, "record refers to unknown state id " + stateId);
             }
             return names.get(stateId);
-        }
-    }
-
-    /** A record as read, with the batch it came from and its offset in the segment file. */
-    public static final class ScannedRecord {
-        public final LogRecord record;
-        public final Batch batch;
-        public final long fileOffset;
-
-        ScannedRecord(LogRecord record, Batch batch, long fileOffset) {
-            this.record = record;
-            this.batch = batch;
-            this.fileOffset = fileOffset;
-        }
-
-        public String stateName() throws CorruptLogException {
-            return batch.stateName(record.stateId, fileOffset);
         }
     }
 
@@ -188,34 +170,6 @@ public final class LogScanner {
             open.values().forEach(IOUtils::closeQuietly);
         }
         return bytesRead;
-    }
-
-    /**
-     * Reads the key groups of {@code slice} from every batch, in the order of {@code batches},
-     * and returns each key group's records in that order, decoded. Adds the bytes read to {@code
-     * bytesRead[0]}.
-     */
-    public static Map<Integer, List<ScannedRecord>> scan(
-            List<Batch> batches, KeyGroupRange slice, ReadGate gate, long[] bytesRead)
-            throws IOException, InterruptedException {
-        Map<Integer, List<ScannedRecord>> perKeyGroup = new HashMap<>();
-        RecordCursor cursor = new RecordCursor();
-        bytesRead[0] +=
-                read(
-                        batches,
-                        slice,
-                        gate,
-                        (batch, kg, bytes, offset, length, fileOffset) -> {
-                            List<ScannedRecord> records =
-                                    perKeyGroup.computeIfAbsent(kg, k -> new ArrayList<>());
-                            cursor.reset(bytes, offset, length, batch.file(), fileOffset);
-                            while (cursor.next()) {
-                                records.add(
-                                        new ScannedRecord(
-                                                cursor.toRecord(), batch, cursor.fileOffset()));
-                            }
-                        });
-        return perKeyGroup;
     }
 
     /** Splits {@code range} into at most {@code n} contiguous, non-empty slices. */

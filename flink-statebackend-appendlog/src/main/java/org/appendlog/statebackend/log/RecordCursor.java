@@ -3,7 +3,6 @@ package org.appendlog.statebackend.log;
 import org.apache.flink.core.memory.DataInputDeserializer;
 
 import java.io.IOException;
-import java.util.Arrays;
 
 /**
  * Walks {@link LogRecord}s where they lie encoded in a byte array: after each {@link #next()},
@@ -132,16 +131,5 @@ public final class RecordCursor {
     /** -1 for a tombstone. */
     public int valueLength() {
         return valueLength;
-    }
-
-    /** A copy of the current record, for readers that keep records (restore). */
-    public LogRecord toRecord() {
-        return new LogRecord(
-                checkpointId,
-                stateId,
-                Arrays.copyOfRange(bytes, keyOffset, keyOffset + keyLength),
-                isTombstone()
-                        ? null
-                        : Arrays.copyOfRange(bytes, valueOffset, valueOffset + valueLength));
     }
 }

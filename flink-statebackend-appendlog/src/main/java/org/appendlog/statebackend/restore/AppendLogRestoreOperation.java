@@ -1,35 +1,34 @@
 package org.appendlog.statebackend.restore;
 
+import org.appendlog.statebackend.index.IndexRebuild;
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.CorruptLogException;
-import org.appendlog.statebackend.log.LogRecord;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
-import org.appendlog.statebackend.log.LogScanner.ScannedRecord;
+import org.appendlog.statebackend.log.RecordCursor;
 import org.appendlog.statebackend.tracking.LoggedState;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.runtime.state.heap.StateMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Rebuilds heap state from the log: reads the batches of the restored checkpoints, only the key
- * groups this backend owns, applies records in checkpoint order per key group (latest wins,
- * tombstones delete) and rebuilds the index. The owned key groups are split into contiguous
+ * groups this backend owns, applies each entry's latest record per key group (by checkpoint id; a
+ * tombstone deletes) and rebuilds the index. The owned key groups are split into contiguous
  * slices read by parallel threads.
  */
 public final class AppendLogRestoreOperation<K> {
@@ -101,86 +100,122 @@ public final class AppendLogRestoreOperation<K> {
     }
 
     private long restoreSlice(KeyGroupRange slice, List<Batch> batches) throws Exception {
-        long[] bytes = {0};
-        Map<Integer, List<ScannedRecord>> perKeyGroup =
-                LogScanner.scan(batches, slice, LogScanner.ReadGate.NONE, bytes);
-        Serializers serializers = new Serializers();
-        for (Map.Entry<Integer, List<ScannedRecord>> group : perKeyGroup.entrySet()) {
-            List<ScannedRecord> records = group.getValue();
-            // Stable: records of one checkpoint keep their order within the batch.
-            records.sort(Comparator.comparingLong(r -> r.record.checkpointId));
-            for (ScannedRecord r : records) {
-                apply(group.getKey(), r, serializers);
+        SliceRecords records = new SliceRecords(slice);
+        long bytes =
+                LogScanner.read(
+                        batches,
+                        slice,
+                        LogScanner.ReadGate.NONE,
+                        (batch, kg, data, offset, length, fileOffset) ->
+                                records.add(batch, kg, data, offset, length, fileOffset));
+        try (IndexRebuild rebuild = index.rebuild()) {
+            SliceRestore restore = new SliceRestore(rebuild);
+            for (int kg = slice.getStartKeyGroup(); kg <= slice.getEndKeyGroup(); kg++) {
+                int keyGroup = kg;
+                records.visitNewestFirst(kg, (batch, record) -> restore.apply(keyGroup, batch, record));
+                rebuild.keyGroupDone(kg);
             }
         }
-        return bytes[0];
+        return bytes;
     }
 
-    /** Serializers duplicated for one restore thread (serializers are not thread-safe). */
-    private final class Serializers {
-        final TypeSerializer<K> key = keySerializer.duplicate();
-        final Map<String, TypeSerializer<Object>> namespaces = new HashMap<>();
-        final Map<String, TypeSerializer<Object>> values = new HashMap<>();
+    /**
+     * Applies one slice's records, newest first: only an entry's first record reaches the heap,
+     * so dead records are neither deserialized nor put. Serializers are duplicated per slice
+     * (they are not thread-safe); a batch's states and segment number are looked up once.
+     */
+    private final class SliceRestore {
+        private final IndexRebuild rebuild;
+        private final TypeSerializer<K> key = keySerializer.duplicate();
+        private final Map<String, TypeSerializer<Object>> namespaces = new HashMap<>();
+        private final Map<String, TypeSerializer<Object>> values = new HashMap<>();
+        private final DataInputDeserializer in = new DataInputDeserializer();
+        private final Map<Batch, List<LoggedState<K>>> statesOfBatch = new IdentityHashMap<>();
+        private Batch batch;
+        private List<LoggedState<K>> statesOf;
+        private int segment;
 
-        TypeSerializer<Object> namespace(LoggedState<K> state) {
+        SliceRestore(IndexRebuild rebuild) {
+            this.rebuild = rebuild;
+        }
+
+        void apply(int kg, Batch of, RecordCursor record) throws IOException {
+            if (of != batch) {
+                batch = of;
+                statesOf = statesOfBatch.computeIfAbsent(of, b -> new ArrayList<>());
+                segment = rebuild.segmentId(of.location().segment());
+            }
+            LoggedState<K> state = state(record);
+            if (!rebuild.firstOf(
+                    kg,
+                    state.id(),
+                    record.bytes(),
+                    record.keyOffset(),
+                    record.keyLength(),
+                    segment,
+                    record.encodedLength(),
+                    record.isTombstone())) {
+                return;
+            }
+            if (record.isTombstone()) {
+                // Nothing older is put, so there is nothing to remove from the heap.
+                return;
+            }
+            try {
+                in.setBuffer(record.bytes(), record.keyOffset(), record.keyLength());
+                K k = key.deserialize(in);
+                Object namespace = namespace(state).deserialize(in);
+                in.setBuffer(record.bytes(), record.valueOffset(), record.valueLength());
+                Object value = value(state).deserialize(in);
+                state.table().getMapForKeyGroup(kg).put(k, namespace, value);
+            } catch (IOException | RuntimeException e) {
+                // The bytes passed their CRC, so this is the state's serializer failing, not a
+                // damaged log. Its exception is rethrown as it is (Flink's contract: the
+                // serializer's exception is the cause of the build failure); where it happened
+                // travels along.
+                e.addSuppressed(
+                        new IOException(
+                                "Cannot deserialize a record of state '"
+                                        + state.name()
+                                        + "' in "
+                                        + record.file()
+                                        + " at offset "
+                                        + record.fileOffset()
+                                        + " with the state's serializers (the record's CRC32C is intact)"));
+                throw e;
+            }
+        }
+
+        /** The state a record of the current batch belongs to. */
+        private LoggedState<K> state(RecordCursor record) throws CorruptLogException {
+            int id = record.stateId();
+            LoggedState<K> state = id < statesOf.size() ? statesOf.get(id) : null;
+            if (state != null) {
+                return state;
+            }
+            String name = batch.stateName(id, record.fileOffset());
+            state = states.get(name);
+            if (state == null) {
+                throw new CorruptLogException(
+                        record.file(),
+                        record.fileOffset(),
+                        "record of state '" + name + "', which the checkpoint's meta data lacks");
+            }
+            while (statesOf.size() <= id) {
+                statesOf.add(null);
+            }
+            statesOf.set(id, state);
+            return state;
+        }
+
+        private TypeSerializer<Object> namespace(LoggedState<K> state) {
             return namespaces.computeIfAbsent(
                     state.name(), n -> state.table().getNamespaceSerializer().duplicate());
         }
 
-        TypeSerializer<Object> value(LoggedState<K> state) {
+        private TypeSerializer<Object> value(LoggedState<K> state) {
             return values.computeIfAbsent(
                     state.name(), n -> state.table().getStateSerializer().duplicate());
-        }
-    }
-
-    private void apply(int kg, ScannedRecord r, Serializers serializers) throws IOException {
-        LogRecord record = r.record;
-        String name = r.stateName();
-        LoggedState<K> state = states.get(name);
-        if (state == null) {
-            throw new CorruptLogException(
-                    r.batch.file(),
-                    r.fileOffset,
-                    "record of state '" + name + "', which the checkpoint's meta data lacks");
-        }
-        try {
-            DataInputDeserializer keyIn = new DataInputDeserializer(record.keyAndNamespace);
-            K key = serializers.key.deserialize(keyIn);
-            Object namespace = serializers.namespace(state).deserialize(keyIn);
-            StateMap<K, Object, Object> map = state.table().getMapForKeyGroup(kg);
-            if (record.isTombstone()) {
-                map.remove(key, namespace);
-            } else {
-                map.put(
-                        key,
-                        namespace,
-                        serializers
-                                .value(state)
-                                .deserialize(new DataInputDeserializer(record.value)));
-            }
-            index.recordWritten(
-                    kg,
-                    state.id(),
-                    record.keyAndNamespace,
-                    0,
-                    record.keyAndNamespace.length,
-                    r.batch.location().segment(),
-                    record.encodedLength(),
-                    record.isTombstone());
-        } catch (IOException | RuntimeException e) {
-            // The bytes passed their CRC, so this is the state's serializer failing, not a
-            // damaged log. Its exception is rethrown as it is (Flink's contract: the serializer's
-            // exception is the cause of the build failure); where it happened travels along.
-            e.addSuppressed(
-                    new IOException(
-                            "Cannot deserialize a record of state '"
-                                    + name
-                                    + "' in "
-                                    + r.batch.file()
-                                    + " at offset "
-                                    + r.fileOffset
-                                    + " with the state's serializers (the record's CRC32C is intact)"));
-            throw e;
         }
     }
 }

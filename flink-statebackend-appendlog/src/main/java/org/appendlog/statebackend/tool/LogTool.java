@@ -5,7 +5,7 @@ import org.appendlog.statebackend.log.BatchFormat.BatchIndex;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
-import org.appendlog.statebackend.log.LogScanner.ScannedRecord;
+import org.appendlog.statebackend.log.RecordCursor;
 import org.appendlog.statebackend.restore.RestoredCheckpoint;
 
 import org.apache.flink.core.fs.FSDataInputStream;
@@ -25,6 +25,7 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -187,18 +188,21 @@ public final class LogTool {
                 List<Batch> opened = LogScanner.openBatches(List.of(location), handles::get);
                 Batch batch = opened.get(0);
                 BatchIndex index = batch.index;
-                Map<Integer, List<ScannedRecord>> records =
-                        LogScanner.scan(
-                                opened, location.keyGroups(), LogScanner.ReadGate.NONE, new long[1]);
-                long count = 0;
-                for (List<ScannedRecord> group : records.values()) {
-                    for (ScannedRecord r : group) {
-                        count++;
-                        track(r);
-                    }
-                }
-                if (count != index.recordCount) {
-                    problem(file, location.offset(), "header counts " + index.recordCount + " records, the batch holds " + count);
+                long[] count = {0};
+                RecordCursor cursor = new RecordCursor();
+                LogScanner.read(
+                        opened,
+                        location.keyGroups(),
+                        LogScanner.ReadGate.NONE,
+                        (b, kg, bytes, offset, length, fileOffset) -> {
+                            cursor.reset(bytes, offset, length, b.file(), fileOffset);
+                            while (cursor.next()) {
+                                count[0]++;
+                                track(b, cursor);
+                            }
+                        });
+                if (count[0] != index.recordCount) {
+                    problem(file, location.offset(), "header counts " + index.recordCount + " records, the batch holds " + count[0]);
                 }
                 batches++;
                 totalBytes += location.length();
@@ -211,7 +215,7 @@ public final class LogTool {
                             index.location.minCheckpointId(),
                             location.keyGroups().getStartKeyGroup(),
                             location.keyGroups().getEndKeyGroup(),
-                            count,
+                            count[0],
                             index.stateNames);
                 }
             } catch (IOException | InterruptedException | RuntimeException e) {
@@ -220,12 +224,19 @@ public final class LogTool {
         }
     }
 
-    private void track(ScannedRecord r) throws IOException {
+    private void track(Batch batch, RecordCursor record) throws IOException {
         String key =
-                r.stateName() + "/" + java.util.Base64.getEncoder().encodeToString(r.record.keyAndNamespace);
+                batch.stateName(record.stateId(), record.fileOffset())
+                        + "/"
+                        + java.util.Base64.getEncoder()
+                                .encodeToString(
+                                        Arrays.copyOfRange(
+                                                record.bytes(),
+                                                record.keyOffset(),
+                                                record.keyOffset() + record.keyLength()));
         long[] previous = latest.get(key);
-        if (previous == null || previous[0] <= r.record.checkpointId) {
-            latest.put(key, new long[] {r.record.checkpointId, r.record.isTombstone() ? 0 : r.record.encodedLength()});
+        if (previous == null || previous[0] <= record.checkpointId()) {
+            latest.put(key, new long[] {record.checkpointId(), record.isTombstone() ? 0 : record.encodedLength()});
         }
     }
 

@@ -161,6 +161,63 @@ class LogIndexTest {
     }
 
     /**
+     * Restore reads each key group's records newest first and indexes only an entry's first one,
+     * with tombstones marking entries deleted until the key group is done: the outcome equals
+     * indexing every record oldest first.
+     */
+    @Test
+    void rebuildingNewestFirstIndexesLikeWritingOldestFirst() throws Exception {
+        KeyGroupRange range = KeyGroupRange.of(0, 3);
+        LogIndex written = counting(range, SEGMENTS);
+        LogIndex rebuilt = counting(range, SEGMENTS);
+        Random random = new Random(23);
+        // Per key group, the records in the order they were written: state, key, segment, length.
+        List<List<Object[]>> records = new ArrayList<>();
+        for (int kg = 0; kg < 4; kg++) {
+            records.add(new ArrayList<>());
+        }
+        for (int i = 0; i < 100_000; i++) {
+            int keyGroup = random.nextInt(4);
+            int state = random.nextInt(2);
+            byte[] key = ("k" + random.nextInt(8_000)).getBytes(StandardCharsets.UTF_8);
+            String segment = SEGMENTS[i * SEGMENTS.length / 100_000];
+            boolean tombstone = random.nextInt(8) == 0;
+            int length = 10 + random.nextInt(40);
+            records.get(keyGroup).add(new Object[] {state, key, segment, length, tombstone});
+            written.recordWritten(keyGroup, state, key, 0, key.length, segment, length, tombstone);
+        }
+        try (IndexRebuild rebuild = rebuilt.rebuild()) {
+            for (int kg = 0; kg < 4; kg++) {
+                List<Object[]> group = records.get(kg);
+                for (int i = group.size() - 1; i >= 0; i--) {
+                    Object[] r = group.get(i);
+                    byte[] key = (byte[]) r[1];
+                    rebuild.firstOf(
+                            kg, (int) r[0], key, 0, key.length, rebuild.segmentId((String) r[2]),
+                            (int) r[3], (boolean) r[4]);
+                }
+                rebuild.keyGroupDone(kg);
+            }
+        }
+        assertThat(rebuilt.liveEntries()).isEqualTo(written.liveEntries()).isGreaterThan(10_000);
+        for (String segment : SEGMENTS) {
+            assertThat(rebuilt.stats(segment).liveBytes())
+                    .as(segment)
+                    .isEqualTo(written.stats(segment).liveBytes())
+                    .isPositive();
+        }
+        for (int k = 0; k < 8_000; k++) {
+            byte[] key = ("k" + k).getBytes(StandardCharsets.UTF_8);
+            for (int kg = 0; kg < 4; kg++) {
+                for (int state = 0; state < 2; state++) {
+                    assertThat(rebuilt.latestSegment(kg, state, key, 0, key.length))
+                            .isEqualTo(written.latestSegment(kg, state, key, 0, key.length));
+                }
+            }
+        }
+    }
+
+    /**
      * Window state: every round writes the keys of a new window, of varying lengths and in
      * shuffled order, and removes most of the previous window's, so that the key arena is
      * compacted again and again while freed entry numbers are reused out of arena order.

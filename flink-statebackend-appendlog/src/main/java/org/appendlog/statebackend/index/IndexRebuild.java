@@ -1,0 +1,81 @@
+package org.appendlog.statebackend.index;
+
+import java.util.Arrays;
+
+/**
+ * One restore thread's share of rebuilding the index: it reads each key group's records newest
+ * first, so the first record of an entry is its latest and every later one is dead, and neither
+ * is looked at twice. A tombstone read first marks its entry as deleted for the rest of the key
+ * group ({@link #keyGroupDone} removes the marks). Live bytes are counted per segment on the
+ * thread and added to the segments' counts at {@link #close}: two threads adding to one
+ * segment's count for every record made each wait for the other's cache line.
+ */
+public final class IndexRebuild implements AutoCloseable {
+
+    private final LogIndex index;
+    private long[] liveBytes = new long[16];
+    private int[] tombstones = new int[16];
+    private int tombstoneCount;
+
+    IndexRebuild(LogIndex index) {
+        this.index = index;
+    }
+
+    /** The number under which {@link #firstOf} takes {@code segment}. */
+    public int segmentId(String segment) {
+        return index.segmentId(segment);
+    }
+
+    /**
+     * Whether this record, {@code length} bytes in segment {@code segmentId}, is the first one
+     * read of its entry (and so its latest); it is then indexed, or for a tombstone marked.
+     */
+    public boolean firstOf(
+            int keyGroup,
+            int state,
+            byte[] key,
+            int offset,
+            int keyLength,
+            int segmentId,
+            int length,
+            boolean tombstone) {
+        int entry =
+                index.of(keyGroup)
+                        .putIfAbsent(state, key, offset, keyLength, segmentId, length);
+        if (entry < 0) {
+            return false;
+        }
+        if (tombstone) {
+            if (tombstoneCount == tombstones.length) {
+                tombstones = Arrays.copyOf(tombstones, tombstoneCount * 2);
+            }
+            tombstones[tombstoneCount++] = entry;
+        } else {
+            if (segmentId >= liveBytes.length) {
+                liveBytes = Arrays.copyOf(liveBytes, Math.max(segmentId + 1, liveBytes.length * 2));
+            }
+            liveBytes[segmentId] += length;
+        }
+        return true;
+    }
+
+    /** Every record of {@code keyGroup} was read: its deleted entries leave the index. */
+    public void keyGroupDone(int keyGroup) {
+        KeyGroupIndex table = index.of(keyGroup);
+        for (int i = 0; i < tombstoneCount; i++) {
+            table.forget(tombstones[i]);
+        }
+        tombstoneCount = 0;
+    }
+
+    /** Adds the live bytes counted on this thread to the segments' counts. */
+    @Override
+    public void close() {
+        for (int id = 0; id < liveBytes.length; id++) {
+            if (liveBytes[id] != 0) {
+                index.segmentStats(id).live(liveBytes[id]);
+            }
+        }
+        liveBytes = new long[0];
+    }
+}
