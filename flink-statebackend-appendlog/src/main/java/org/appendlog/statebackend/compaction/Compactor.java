@@ -110,7 +110,16 @@ public final class Compactor implements Closeable {
                         Thread.currentThread().interrupt();
                     } catch (Throwable t) {
                         // The log stays as it was: every checkpoint remains as restorable as before.
-                        LOG.warn("Compaction of the state log in {} failed", log.directory(), t);
+                        if (thread.isShutdown()) {
+                            // close() interrupted the pass (the task was cancelled or fails over);
+                            // the file system reports that as an error of its own.
+                            LOG.info(
+                                    "Compaction of the state log in {} stopped: the backend is closing ({})",
+                                    log.directory(),
+                                    t.toString());
+                        } else {
+                            LOG.warn("Compaction of the state log in {} failed", log.directory(), t);
+                        }
                     } finally {
                         running.set(false);
                     }

@@ -3,6 +3,7 @@ package org.appendlog.statebackend.faults;
 import org.appendlog.statebackend.AppendLogOptions;
 import org.appendlog.statebackend.AppendLogStateBackend;
 import org.appendlog.statebackend.BackendHarness;
+import org.appendlog.statebackend.compaction.Compactor;
 import org.appendlog.statebackend.faults.Fault.Action;
 import org.appendlog.statebackend.faults.Fault.Op;
 import org.appendlog.statebackend.faults.FaultHarness.Completed;
@@ -11,17 +12,21 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.testutils.logging.LoggerAuditingExtension;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.event.Level;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RunnableFuture;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,6 +44,10 @@ class CompactionFaultTest {
     private static final String RUN = "-run-";
 
     @TempDir Path dir;
+
+    @RegisterExtension
+    final LoggerAuditingExtension compactorLog =
+            new LoggerAuditingExtension(Compactor.class, Level.INFO);
 
     enum Kill {
         EXCEPTION,
@@ -141,6 +150,15 @@ class CompactionFaultTest {
             BackendHarness.awaitCompaction(writer.backend);
             Fault.disarm();
             assertThat(c.fault.hasFired()).as("fault %s fired", c.fault).isTrue();
+            // A pass that failed is a warning; one that closing the backend stopped is not.
+            List<String> warnings = compactorLog.getMessages().stream()
+                    .filter(m -> m.contains("failed")).collect(Collectors.toList());
+            if (c.kill == Kill.DISPOSE) {
+                assertThat(warnings).isEmpty();
+                assertThat(compactorLog.getMessages()).anyMatch(m -> m.contains("stopped: the backend is closing"));
+            } else if (c.kill == Kill.EXCEPTION) {
+                assertThat(warnings).isNotEmpty();
+            }
             long passesAfterFault = BackendHarness.compactionPasses(writer.backend);
 
             FaultHarness.assertRestoresExactly(stateBackend, checkpoints(), second);
