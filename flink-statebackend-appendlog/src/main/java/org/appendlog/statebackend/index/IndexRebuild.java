@@ -39,9 +39,8 @@ public final class IndexRebuild implements AutoCloseable {
             int segmentId,
             int length,
             boolean tombstone) {
-        int entry =
-                index.of(keyGroup)
-                        .putIfAbsent(state, key, offset, keyLength, segmentId, length);
+        KeyGroupIndex table = index.of(keyGroup);
+        int entry = table.putIfAbsent(state, key, offset, keyLength, segmentId, length);
         if (entry < 0) {
             return false;
         }

@@ -112,7 +112,8 @@ public final class AppendLogRestoreOperation<K> {
             SliceRestore restore = new SliceRestore(rebuild);
             for (int kg = slice.getStartKeyGroup(); kg <= slice.getEndKeyGroup(); kg++) {
                 int keyGroup = kg;
-                records.visitNewestFirst(kg, (batch, record) -> restore.apply(keyGroup, batch, record));
+                records.visitNewestFirst(
+                        kg, (batch, record) -> restore.apply(keyGroup, batch, record));
                 rebuild.keyGroupDone(kg);
             }
         }

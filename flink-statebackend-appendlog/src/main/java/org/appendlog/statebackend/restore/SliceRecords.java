@@ -12,11 +12,10 @@ import java.util.List;
 
 /**
  * The records of a slice of key groups from every batch of a restore, visited key group by key
- * group, newest first: by
- * checkpoint id, and within one checkpoint id later in the batches' order first (a batch's marks
- * follow its logged records and win). Records stay where they were read; per record only its
- * checkpoint id, part and offset are kept, in arrays reused from key group to key group. The
- * order is a counting sort over the few distinct checkpoint ids, so it takes linear time.
+ * group, newest first: by checkpoint id, and within one checkpoint id later in the batches' order
+ * first (a batch's marks follow its logged records and win). Records stay where they were read;
+ * per record only its checkpoint id, part and offset are kept, in arrays reused from key group to
+ * key group. The order is a counting sort over the few distinct checkpoint ids: linear time.
  */
 final class SliceRecords {
 
@@ -79,7 +78,8 @@ final class SliceRecords {
             int record = order[i];
             Part part = parts.get(partOf[record]);
             int at = offsetOf[record];
-            cursor.reset(part.bytes, at, part.end - at, part.batch.file(), part.fileOffset + at - part.offset);
+            long fileOffset = part.fileOffset + at - part.offset;
+            cursor.reset(part.bytes, at, part.end - at, part.batch.file(), fileOffset);
             cursor.next();
             visitor.accept(part.batch, cursor);
         }
@@ -94,7 +94,12 @@ final class SliceRecords {
     private void collect(List<Part> parts) throws IOException {
         for (int p = 0; p < parts.size(); p++) {
             Part part = parts.get(p);
-            cursor.reset(part.bytes, part.offset, part.end - part.offset, part.batch.file(), part.fileOffset);
+            cursor.reset(
+                    part.bytes,
+                    part.offset,
+                    part.end - part.offset,
+                    part.batch.file(),
+                    part.fileOffset);
             while (cursor.next()) {
                 if (count == partOf.length) {
                     grow(count * 2);

@@ -460,9 +460,9 @@ public final class AppendLogSnapshotStrategy<K> {
 
     /**
      * Keeps the checkpoint's batches until it completes or is aborted, and has the index learn of
-     * its new batch, if it appended one, in the background. Both under the lock, so that no completing checkpoint
-     * finds the new batch's segment counted by the index but referred to by nothing, and makes
-     * the index forget it.
+     * its new batch, if it appended one, in the background. Both under the lock, so that no
+     * completing checkpoint finds the new batch's segment counted by the index but referred to by
+     * nothing, and makes the index forget it.
      */
     private void remember(
             long checkpointId,
