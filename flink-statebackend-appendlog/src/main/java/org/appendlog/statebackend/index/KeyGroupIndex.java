@@ -43,6 +43,22 @@ final class KeyGroupIndex {
         this.segments = segments;
     }
 
+    /** The entry's latest record is {@code record} bytes in {@code segment}; tombstone: gone. */
+    void written(
+            int state,
+            byte[] key,
+            int offset,
+            int length,
+            int segment,
+            int record,
+            boolean tombstone) {
+        if (tombstone) {
+            remove(state, key, offset, length);
+        } else {
+            put(state, key, offset, length, segment, record);
+        }
+    }
+
     synchronized void put(int state, byte[] key, int offset, int length, int segment, int record) {
         int hash = KeyBytes.hash(state, key, offset, length);
         int slot = find(hash, state, key, offset, length);

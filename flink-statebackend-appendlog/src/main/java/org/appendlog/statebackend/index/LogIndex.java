@@ -108,12 +108,7 @@ public final class LogIndex {
             String segment,
             int length,
             boolean tombstone) {
-        int id = segmentId(segment);
-        if (tombstone) {
-            of(keyGroup).remove(state, key, offset, keyLength);
-        } else {
-            of(keyGroup).put(state, key, offset, keyLength, id, length);
-        }
+        of(keyGroup).written(state, key, offset, keyLength, segmentId(segment), length, tombstone);
     }
 
     /** Indexes every record of {@code batch}, which now lives in {@code segment}. */
@@ -121,13 +116,9 @@ public final class LogIndex {
         int id = segmentId(segment);
         forEachRecord(
                 batch,
-                (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
-                    if (tombstone) {
-                        index.remove(state, bytes, keyOffset, keyLength);
-                    } else {
-                        index.put(state, bytes, keyOffset, keyLength, id, length);
-                    }
-                });
+                (index, state, bytes, keyOffset, keyLength, length, tombstone) ->
+                        index.written(
+                                state, bytes, keyOffset, keyLength, id, length, tombstone));
     }
 
     /** Receives one record of a batch together with the table of its key group. */
