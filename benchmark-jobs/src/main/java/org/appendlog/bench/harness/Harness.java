@@ -33,7 +33,9 @@ public final class Harness {
     public List<RunResult> run(String command) throws IOException {
         boolean ownWorkDir = profile.workDir == null;
         File workDir = ownWorkDir ? Files.createTempDirectory("appendlog-bench").toFile() : profile.workDir;
+        JvmHeap heap = JvmHeap.ofThisJvm();
         out.println("bench: " + profile.describe());
+        out.println("bench: " + heap.describe());
         out.println("bench: checkpoints and HDFS data in " + workDir + ", results to " + profile.outDir.getAbsolutePath());
         long start = System.nanoTime();
         List<RunResult> results = new ArrayList<>();
@@ -82,6 +84,7 @@ public final class Harness {
             }
         }
         String description = profile.describe()
+                + "; " + heap.describe()
                 + String.format(Locale.ROOT, "; the whole run took %.0f s", (System.nanoTime() - start) / 1e9);
         ResultFiles.write(profile.outDir, description, command, results, bandwidth);
         out.println();
