@@ -1,41 +1,50 @@
 package org.appendlog.bench.harness;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
+
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 
 /**
- * The heap that every configuration of a run shares. When it starts smaller than its maximum,
- * G1 grows it while the runs go on, and each new region's first use costs page faults (the
- * kernel zeroing fresh pages) on whichever thread allocates there, mostly the task thread: a
- * cost that falls on the configurations that happen to grow the heap, not on the backend being
- * measured. Flink starts its TaskManagers with {@code -Xms} equal to {@code -Xmx}; so should the
- * harness's JVM.
+ * The heap that every configuration of a run shares. The first use of each heap region costs
+ * page faults (the kernel zeroing fresh pages) on whichever thread allocates there, mostly a
+ * task thread: a cost that falls on the configurations that happen to run while the heap grows
+ * or is first touched, not on the backend being measured. Flink starts its TaskManagers with
+ * {@code -Xms} equal to {@code -Xmx}, and a long-running TaskManager has touched its whole heap
+ * within minutes; {@code -XX:+AlwaysPreTouch} gives the harness's JVM that state from the first
+ * configuration on, whatever the order.
  */
 final class JvmHeap {
 
     private final long initial;
     private final long max;
+    private final boolean preTouched;
 
-    JvmHeap(long initial, long max) {
+    JvmHeap(long initial, long max, boolean preTouched) {
         this.initial = initial;
         this.max = max;
+        this.preTouched = preTouched;
     }
 
     static JvmHeap ofThisJvm() {
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-        return new JvmHeap(heap.getInit(), heap.getMax());
+        HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+        boolean preTouched = vm != null && Boolean.parseBoolean(vm.getVMOption("AlwaysPreTouch").getValue());
+        return new JvmHeap(heap.getInit(), heap.getMax(), preTouched);
     }
 
-    boolean isFixed() {
-        return max > 0 && initial >= max;
+    /** Whether no configuration pays for the heap's first use: fixed in size and touched up front. */
+    boolean isReady() {
+        return max > 0 && initial >= max && preTouched;
     }
 
-    /** For the results: the heap's sizes, and what an unfixed heap does to the figures. */
+    /** For the results: the heap's sizes, and what a heap that is not ready does to the figures. */
     String describe() {
         String sizes = "JVM heap " + Format.bytes(initial) + " initial, " + Format.bytes(max) + " maximum";
-        return isFixed()
-                ? sizes
-                : sizes + " (not fixed: throughput figures include page faults of heap growth;"
-                        + " set -Xms equal to -Xmx in MAVEN_OPTS, as Flink does for TaskManagers)";
+        return isReady()
+                ? sizes + ", pre-touched"
+                : sizes + (preTouched ? ", pre-touched" : ", not pre-touched")
+                        + " (throughput figures include the page faults of the heap's first use;"
+                        + " set -Xms equal to -Xmx and -XX:+AlwaysPreTouch in MAVEN_OPTS)";
     }
 }
