@@ -343,7 +343,6 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         super.dispose();
         heap.dispose();
         IOUtils.closeQuietly(log);
-        log.deleteUnreferenced();
     }
 
     @Override

@@ -17,10 +17,13 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The writer's view of the log: it appends batches to the active segment, one sync per batch,
- * rolls segments at the size threshold, and hands out the state handle of each segment.
+ * rolls segments at the size threshold, and hands out the state handle of each segment. Segments
+ * it is done with are closed in the background ({@link SegmentCloser}).
  *
  * <p>Every checkpoint gets an equal handle for a segment (Flink's {@code SharedStateRegistry}
  * identifies file handles by their path and keeps the first one registered), carrying the
@@ -44,6 +47,9 @@ public final class SegmentedLog implements Closeable {
     private final Set<String> handedOut = new HashSet<>();
     /** Segments of a restored checkpoint, never appended to: the handles they came with. */
     private final Map<String, StreamStateHandle> adopted = new HashMap<>();
+    private final SegmentCloser closer;
+    /** Segments handed to the closer and not closed yet. */
+    private final Map<String, CompletableFuture<Void>> closing = new ConcurrentHashMap<>();
     private LogSegment active;
     private int nextSequence;
     private int nextRun;
@@ -56,6 +62,7 @@ public final class SegmentedLog implements Closeable {
         this.namePrefix = namePrefix;
         this.segmentSize = segmentSize;
         this.syncMode = syncMode;
+        this.closer = new SegmentCloser(namePrefix);
     }
 
     /**
@@ -135,19 +142,6 @@ public final class SegmentedLog implements Closeable {
         return location;
     }
 
-    /**
-     * Deletes this log's own segments that no checkpoint was ever given (a run that no checkpoint
-     * took up, a segment whose batches all belonged to failed checkpoints); the shared state
-     * registry knows nothing of them, so nobody else would.
-     */
-    public synchronized void deleteUnreferenced() {
-        for (Map.Entry<String, Path> segment : ownSegments.entrySet()) {
-            if (!referenced(segment.getKey())) {
-                deleteQuietly(segment.getValue());
-            }
-        }
-    }
-
     /** Forgets a run that will never be referenced, and deletes it. */
     public synchronized void discardRun(String segment) {
         Path path = ownSegments.remove(segment);
@@ -166,11 +160,13 @@ public final class SegmentedLog implements Closeable {
         }
     }
 
-    private void closeActive() throws IOException {
-        LogSegment closing = active;
+    /** Hands the active segment to the closer; the next append opens a new one. */
+    private void closeActive() {
+        LogSegment done = active;
         active = null;
-        closing.out.close();
-        LOG.debug("Closed state log segment {}", closing.path);
+        CompletableFuture<Void> closed = closer.close(done);
+        closing.put(done.name, closed);
+        closed.whenComplete((ignored, failure) -> closing.remove(done.name));
     }
 
     /** The handle under which a checkpoint refers to {@code segment} now. */
@@ -209,10 +205,28 @@ public final class SegmentedLog implements Closeable {
         return dir;
     }
 
+    /**
+     * Closes the log for good: the active segment is closed in the background, and this log's own
+     * segments that no checkpoint was ever given (a run that no checkpoint took up, a segment
+     * whose batches all belonged to failed checkpoints) are deleted, each once it is closed. The
+     * shared state registry knows nothing of those, so nobody else would delete them.
+     */
     @Override
-    public synchronized void close() throws IOException {
+    public synchronized void close() {
         if (active != null) {
             closeActive();
+        }
+        closer.shutdown();
+        for (Map.Entry<String, Path> segment : ownSegments.entrySet()) {
+            if (!referenced(segment.getKey())) {
+                Path path = segment.getValue();
+                CompletableFuture<Void> closed = closing.get(segment.getKey());
+                if (closed == null) {
+                    deleteQuietly(path);
+                } else {
+                    closed.whenComplete((ignored, failure) -> deleteQuietly(path));
+                }
+            }
         }
     }
 }

@@ -1,0 +1,112 @@
+package org.appendlog.statebackend.faults;
+
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.faults.Fault.Action;
+import org.appendlog.statebackend.faults.Fault.Op;
+import org.appendlog.statebackend.faults.FaultHarness.Completed;
+
+import org.apache.flink.configuration.Configuration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Segments are closed on a thread of their own, not where the log is done with them: on HDFS a
+ * close can wait 400 ms for the NameNode, and did so in checkpoints that rolled a segment and in
+ * failovers. Here the close of a segment blocks (as a close waiting on HDFS would, only for good)
+ * and the checkpoints, the dispose and the restores go on without it.
+ */
+class SegmentCloseTest {
+
+    private static final String CLOSER_THREAD = "appendlog-segment-closer";
+
+    @TempDir Path dir;
+
+    @AfterEach
+    void disarm() {
+        Fault.disarm();
+    }
+
+    private AppendLogStateBackend backend(String segmentSize) {
+        Configuration config = new Configuration();
+        config.set(AppendLogOptions.LOG_DIR, FaultyFileSystem.uriOf(dir.resolve("log")));
+        config.setString(AppendLogOptions.SEGMENT_SIZE.key(), segmentSize);
+        config.set(AppendLogOptions.COMPACTION_ENABLED, false);
+        return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+    }
+
+    private String checkpoints() {
+        return FaultyFileSystem.uriOf(dir.resolve("checkpoints"));
+    }
+
+    @Test
+    void checkpointsThatRollSegmentsDoNotWaitForTheirClose() throws Exception {
+        // 1 kb segments: every batch fills its segment, so every checkpoint rolls one.
+        AppendLogStateBackend stateBackend = backend("1kb");
+        Fault closeBlocks =
+                Fault.on(Op.CLOSE, ".seg", 1, Action.BLOCK_UNTIL_INTERRUPTED).byThread(CLOSER_THREAD);
+        Fault.arm(closeBlocks);
+        try (FaultHarness writer = FaultHarness.open(stateBackend, checkpoints())) {
+            for (int key = 0; key < 200; key++) {
+                writer.put(key, key);
+            }
+            Completed first = writer.checkpoint(1);
+            assertThat(closeBlocks.awaitFired(30)).as("the closer closes the rolled segment").isTrue();
+
+            // The first segment is still being closed; checkpoints and restores go on.
+            for (int key = 0; key < 100; key++) {
+                writer.put(key, 2000 + key);
+            }
+            writer.remove(150);
+            Completed second = writer.checkpoint(2);
+            assertThat(closeBlocks.blockedThread().isAlive()).isTrue();
+            FaultHarness.assertRestoresExactly(stateBackend, checkpoints(), first);
+            FaultHarness.assertRestoresExactly(stateBackend, checkpoints(), second);
+            assertThat(segments()).hasSizeGreaterThanOrEqualTo(2);
+
+            closeBlocks.blockedThread().interrupt();
+        }
+    }
+
+    @Test
+    void disposingLeavesTheActiveSegmentsCloseToTheCloser() throws Exception {
+        AppendLogStateBackend stateBackend = backend("64mb");
+        Fault closeBlocks =
+                Fault.on(Op.CLOSE, ".seg", 1, Action.BLOCK_UNTIL_INTERRUPTED).byThread(CLOSER_THREAD);
+        Completed checkpoint;
+        try (FaultHarness writer = FaultHarness.open(stateBackend, checkpoints())) {
+            for (int key = 0; key < 200; key++) {
+                writer.put(key, 3 * key);
+            }
+            checkpoint = writer.checkpoint(1);
+            Fault.arm(closeBlocks);
+        }
+        // Disposed: the active segment's close went to the closer, which is still in it.
+        assertThat(closeBlocks.awaitFired(30)).as("the closer closes the active segment").isTrue();
+        assertThat(closeBlocks.blockedThread().isAlive()).isTrue();
+
+        // The failover's new attempt restores meanwhile.
+        FaultHarness.assertRestoresExactly(stateBackend, checkpoints(), checkpoint);
+        closeBlocks.blockedThread().interrupt();
+        closeBlocks.blockedThread().join(30_000);
+        assertThat(closeBlocks.blockedThread().isAlive()).isFalse();
+        assertThat(segments()).as("the referenced segment is kept").hasSize(1);
+    }
+
+    private List<Path> segments() throws IOException {
+        try (Stream<Path> files = Files.walk(dir.resolve("log"))) {
+            return files.filter(p -> p.toString().endsWith(".seg")).collect(Collectors.toList());
+        }
+    }
+}
