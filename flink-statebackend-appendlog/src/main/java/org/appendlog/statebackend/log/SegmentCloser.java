@@ -5,6 +5,7 @@ import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -62,8 +63,21 @@ final class SegmentCloser {
                     segment.path,
                     (System.nanoTime() - start) / 1_000_000);
         } catch (Exception e) {
-            // Its batches were committed; a reader recovers the file's lease if it must.
-            LOG.warn("Could not close state log segment {}", segment.path, e);
+            if (deleted(segment)) {
+                // The job ended or moved on, and Flink discarded the checkpoints that needed it.
+                LOG.debug("State log segment {} was deleted while it was being closed", segment.path);
+            } else {
+                // Its batches were committed; a reader recovers the file's lease if it must.
+                LOG.warn("Could not close state log segment {}", segment.path, e);
+            }
+        }
+    }
+
+    private static boolean deleted(LogSegment segment) {
+        try {
+            return !segment.path.getFileSystem().exists(segment.path);
+        } catch (IOException unknown) {
+            return false;
         }
     }
 }

@@ -7,15 +7,19 @@ import org.appendlog.statebackend.faults.Fault.Op;
 import org.appendlog.statebackend.faults.FaultHarness.Completed;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.testutils.logging.LoggerAuditingExtension;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.event.Level;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -32,6 +36,10 @@ class SegmentCloseTest {
     private static final String CLOSER_THREAD = "appendlog-segment-closer";
 
     @TempDir Path dir;
+
+    @RegisterExtension
+    final LoggerAuditingExtension closerLog =
+            new LoggerAuditingExtension("org.appendlog.statebackend.log.SegmentCloser", Level.DEBUG);
 
     @AfterEach
     void disarm() {
@@ -75,7 +83,31 @@ class SegmentCloseTest {
             FaultHarness.assertRestoresExactly(stateBackend, checkpoints(), second);
             assertThat(segments()).hasSizeGreaterThanOrEqualTo(2);
 
+            // A close that fails on a segment that is still there is a warning.
             closeBlocks.blockedThread().interrupt();
+            awaitCloserLog(m -> m.startsWith("Could not close state log segment"));
+        }
+    }
+
+    @Test
+    void aSegmentDeletedWhileItIsClosedIsNoWarning() throws Exception {
+        AppendLogStateBackend stateBackend = backend("1kb");
+        Fault closeBlocks =
+                Fault.on(Op.CLOSE, ".seg", 1, Action.BLOCK_UNTIL_INTERRUPTED).byThread(CLOSER_THREAD);
+        Fault.arm(closeBlocks);
+        try (FaultHarness writer = FaultHarness.open(stateBackend, checkpoints())) {
+            for (int key = 0; key < 200; key++) {
+                writer.put(key, key);
+            }
+            writer.checkpoint(1);
+            assertThat(closeBlocks.awaitFired(30)).as("the closer closes the rolled segment").isTrue();
+
+            // The checkpoints that needed it were discarded meanwhile (the job ended, say).
+            Path first = segments().stream().filter(p -> p.toString().endsWith("-000000.seg")).findFirst().get();
+            Files.delete(first);
+            closeBlocks.blockedThread().interrupt();
+            awaitCloserLog(m -> m.contains("was deleted while it was being closed"));
+            assertThat(closerLog.getMessages()).noneMatch(m -> m.startsWith("Could not close"));
         }
     }
 
@@ -102,6 +134,14 @@ class SegmentCloseTest {
         closeBlocks.blockedThread().join(30_000);
         assertThat(closeBlocks.blockedThread().isAlive()).isFalse();
         assertThat(segments()).as("the referenced segment is kept").hasSize(1);
+    }
+
+    private void awaitCloserLog(Predicate<String> message) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (closerLog.getMessages().stream().noneMatch(message)) {
+            assertThat(System.nanoTime()).as("the closer's log: %s", closerLog.getMessages()).isLessThan(deadline);
+            Thread.sleep(20);
+        }
     }
 
     private List<Path> segments() throws IOException {
