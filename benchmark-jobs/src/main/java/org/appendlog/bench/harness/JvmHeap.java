@@ -28,9 +28,17 @@ final class JvmHeap {
 
     static JvmHeap ofThisJvm() {
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        return new JvmHeap(heap.getInit(), heap.getMax(), alwaysPreTouch());
+    }
+
+    /** False on a JVM that does not have the option (not HotSpot). */
+    private static boolean alwaysPreTouch() {
         HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
-        boolean preTouched = vm != null && Boolean.parseBoolean(vm.getVMOption("AlwaysPreTouch").getValue());
-        return new JvmHeap(heap.getInit(), heap.getMax(), preTouched);
+        try {
+            return vm != null && Boolean.parseBoolean(vm.getVMOption("AlwaysPreTouch").getValue());
+        } catch (IllegalArgumentException noSuchOption) {
+            return false;
+        }
     }
 
     /** Whether no configuration pays for the heap's first use: fixed in size and touched up front. */

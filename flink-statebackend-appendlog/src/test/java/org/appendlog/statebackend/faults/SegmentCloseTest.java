@@ -58,19 +58,33 @@ class SegmentCloseTest {
         return FaultyFileSystem.uriOf(dir.resolve("checkpoints"));
     }
 
+    /** The first close on the closer thread blocks until its thread is interrupted. */
+    private static Fault closerBlocks() {
+        return Fault.on(Op.CLOSE, ".seg", 1, Action.BLOCK_UNTIL_INTERRUPTED).byThread(CLOSER_THREAD);
+    }
+
+    /**
+     * Writes 200 keys and takes checkpoint 1, whose batch fills its 1 kb segment; returns once the
+     * closer is blocked in that segment's close.
+     */
+    private static Completed firstRollInABlockedClose(FaultHarness writer, Fault closeBlocks)
+            throws Exception {
+        Fault.arm(closeBlocks);
+        for (int key = 0; key < 200; key++) {
+            writer.put(key, key);
+        }
+        Completed first = writer.checkpoint(1);
+        assertThat(closeBlocks.awaitFired(30)).as("the closer closes the rolled segment").isTrue();
+        return first;
+    }
+
     @Test
     void checkpointsThatRollSegmentsDoNotWaitForTheirClose() throws Exception {
         // 1 kb segments: every batch fills its segment, so every checkpoint rolls one.
         AppendLogStateBackend stateBackend = backend("1kb");
-        Fault closeBlocks =
-                Fault.on(Op.CLOSE, ".seg", 1, Action.BLOCK_UNTIL_INTERRUPTED).byThread(CLOSER_THREAD);
-        Fault.arm(closeBlocks);
+        Fault closeBlocks = closerBlocks();
         try (FaultHarness writer = FaultHarness.open(stateBackend, checkpoints())) {
-            for (int key = 0; key < 200; key++) {
-                writer.put(key, key);
-            }
-            Completed first = writer.checkpoint(1);
-            assertThat(closeBlocks.awaitFired(30)).as("the closer closes the rolled segment").isTrue();
+            Completed first = firstRollInABlockedClose(writer, closeBlocks);
 
             // The first segment is still being closed; checkpoints and restores go on.
             for (int key = 0; key < 100; key++) {
@@ -92,15 +106,9 @@ class SegmentCloseTest {
     @Test
     void aSegmentDeletedWhileItIsClosedIsNoWarning() throws Exception {
         AppendLogStateBackend stateBackend = backend("1kb");
-        Fault closeBlocks =
-                Fault.on(Op.CLOSE, ".seg", 1, Action.BLOCK_UNTIL_INTERRUPTED).byThread(CLOSER_THREAD);
-        Fault.arm(closeBlocks);
+        Fault closeBlocks = closerBlocks();
         try (FaultHarness writer = FaultHarness.open(stateBackend, checkpoints())) {
-            for (int key = 0; key < 200; key++) {
-                writer.put(key, key);
-            }
-            writer.checkpoint(1);
-            assertThat(closeBlocks.awaitFired(30)).as("the closer closes the rolled segment").isTrue();
+            firstRollInABlockedClose(writer, closeBlocks);
 
             // The checkpoints that needed it were discarded meanwhile (the job ended, say).
             Path first = segments().stream().filter(p -> p.toString().endsWith("-000000.seg")).findFirst().get();
@@ -114,8 +122,7 @@ class SegmentCloseTest {
     @Test
     void disposingLeavesTheActiveSegmentsCloseToTheCloser() throws Exception {
         AppendLogStateBackend stateBackend = backend("64mb");
-        Fault closeBlocks =
-                Fault.on(Op.CLOSE, ".seg", 1, Action.BLOCK_UNTIL_INTERRUPTED).byThread(CLOSER_THREAD);
+        Fault closeBlocks = closerBlocks();
         Completed checkpoint;
         try (FaultHarness writer = FaultHarness.open(stateBackend, checkpoints())) {
             for (int key = 0; key < 200; key++) {
