@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class SegmentedLog implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SegmentedLog.class);
+    private static final CompletableFuture<Void> CLOSED = CompletableFuture.completedFuture(null);
 
     private final FileSystem fs;
     private final Path dir;
@@ -220,12 +221,9 @@ public final class SegmentedLog implements Closeable {
         for (Map.Entry<String, Path> segment : ownSegments.entrySet()) {
             if (!referenced(segment.getKey())) {
                 Path path = segment.getValue();
-                CompletableFuture<Void> closed = closing.get(segment.getKey());
-                if (closed == null) {
-                    deleteQuietly(path);
-                } else {
-                    closed.whenComplete((ignored, failure) -> deleteQuietly(path));
-                }
+                // at once if the segment is closed already, else after its close
+                closing.getOrDefault(segment.getKey(), CLOSED)
+                        .whenComplete((ignored, failure) -> deleteQuietly(path));
             }
         }
     }
