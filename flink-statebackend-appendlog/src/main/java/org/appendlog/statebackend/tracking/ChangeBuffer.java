@@ -11,7 +11,9 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 import java.util.Queue;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingDeque;
 
 /**
  * The writes of states with immutable values since the last capture, serialized as they happen
@@ -48,7 +50,12 @@ public final class ChangeBuffer {
      */
     private static final long MAX_BYTES = 1L << 30;
 
-    private final Queue<byte[]> pool = new ArrayBlockingQueue<>(MAX_POOLED);
+    /**
+     * Recycled chunks, the last one recycled taken first: it is still in the cache the cores
+     * share, so that refilling it evicts none of the task's state. Taken oldest first, every
+     * chunk of the pool went round in turn, fresh to the cache each time.
+     */
+    private final BlockingDeque<byte[]> pool = new LinkedBlockingDeque<>(MAX_POOLED);
     /**
      * Emptied partitions whose tables the next interval reuses instead of growing new ones. Two
      * intervals' worth: when a barrier comes before the last checkpoint's asynchronous phase
@@ -165,13 +172,13 @@ public final class ChangeBuffer {
 
     /** A chunk for {@code length} bytes and more: a pooled one, unless the record is larger. */
     byte[] takeChunk(int length) {
-        byte[] pooled = length > CHUNK_BYTES ? null : pool.poll();
+        byte[] pooled = length > CHUNK_BYTES ? null : pool.pollFirst();
         return pooled != null ? pooled : new byte[Math.max(CHUNK_BYTES, length)];
     }
 
     void recycle(byte[] spent) {
         if (spent.length == CHUNK_BYTES) {
-            pool.offer(spent); // dropped if the pool is full
+            pool.offerFirst(spent); // dropped if the pool is full
         }
     }
 
