@@ -95,6 +95,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
             UUID backendId,
             CompactionSettings compaction,
             long changeBufferSize,
+            double fullCheckpointRatio,
             MetricGroup metricGroup) {
         super(
                 kvStateRegistry,
@@ -126,7 +127,8 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                         tracker,
                         log,
                         index,
-                        background);
+                        background,
+                        fullCheckpointRatio);
         MetricGroup metrics = metricGroup.addGroup("appendlog");
         this.compactor =
                 compaction.enabled()
@@ -155,6 +157,11 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         return restoredBytes;
     }
 
+    /** Checkpoints that appended every live entry instead of the changes. */
+    long fullBatches() {
+        return snapshotStrategy.fullBatches();
+    }
+
     LogIndex index() {
         return index;
     }
@@ -171,6 +178,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         group.gauge("totalBytes", index::totalBytes);
         group.gauge("liveEntries", index::liveEntries);
         group.gauge("bytesAppended", log::bytesAppended);
+        group.gauge("fullBatches", this::fullBatches);
         group.gauge("dirtyEntries", tracker::size);
     }
 
@@ -313,7 +321,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         snapshotStrategy.notifyCheckpointComplete(checkpointId);
         if (compactor != null
                 && !compactor.isRunning()
-                && !snapshotStrategy.hasPendingCompaction()) {
+                && snapshotStrategy.mayCompact()) {
             compactor.maybeStart(compactionInput());
         }
     }

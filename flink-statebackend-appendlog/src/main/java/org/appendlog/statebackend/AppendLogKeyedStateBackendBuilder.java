@@ -185,6 +185,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             backendId,
                             settings.compaction(),
                             settings.changeBufferSize(),
+                            settings.fullCheckpointRatio(),
                             metricGroup);
             List<KeyGroupedInternalPriorityQueue<?>> queues = registerRestored(backend, restoredMeta);
 

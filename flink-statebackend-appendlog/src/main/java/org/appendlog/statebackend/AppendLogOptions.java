@@ -44,6 +44,18 @@ public final class AppendLogOptions {
                                     + " acknowledged: 'hsync' (to disk on every replica), 'hflush'"
                                     + " (to the replicas' memory) or 'none' (left to the file system).");
 
+    public static final ConfigOption<Double> FULL_CHECKPOINT_RATIO =
+            ConfigOptions.key("state.backend.appendlog.full-checkpoint-ratio")
+                    .doubleType()
+                    .defaultValue(1.0)
+                    .withDescription(
+                            "A checkpoint appends every live entry instead of the entries changed"
+                                    + " since the last completed checkpoint when those outnumber the"
+                                    + " live entries by more than this ratio (state that turns over"
+                                    + " between checkpoints, such as windows); the log before such a"
+                                    + " batch is no longer needed. Must be greater than 0; larger"
+                                    + " values make full batches rarer.");
+
     public static final ConfigOption<Integer> RESTORE_PARALLELISM =
             ConfigOptions.key("state.backend.appendlog.restore-parallelism")
                     .intType()

@@ -20,6 +20,7 @@ public final class AppendLogSettings implements Serializable {
     private final long changeBufferSize;
     private final SyncMode syncMode;
     private final int restoreParallelism;
+    private final double fullCheckpointRatio;
     private final CompactionSettings compaction;
 
     public AppendLogSettings(
@@ -28,12 +29,14 @@ public final class AppendLogSettings implements Serializable {
             long changeBufferSize,
             SyncMode syncMode,
             int restoreParallelism,
+            double fullCheckpointRatio,
             CompactionSettings compaction) {
         this.logDir = logDir;
         this.segmentSize = segmentSize;
         this.changeBufferSize = changeBufferSize;
         this.syncMode = syncMode;
         this.restoreParallelism = restoreParallelism;
+        this.fullCheckpointRatio = fullCheckpointRatio;
         this.compaction = compaction;
     }
 
@@ -73,12 +76,19 @@ public final class AppendLogSettings implements Serializable {
                     e.getMessage() + " (one of hsync, hflush, none)");
         }
         int parallelism = atLeastOne(config, AppendLogOptions.RESTORE_PARALLELISM);
+        double fullRatio = read(config, AppendLogOptions.FULL_CHECKPOINT_RATIO);
+        if (!(fullRatio > 0)) {
+            throw invalid(
+                    AppendLogOptions.FULL_CHECKPOINT_RATIO.key(),
+                    "must be greater than 0, was " + fullRatio);
+        }
         return new AppendLogSettings(
                 dir,
                 segmentSize.getBytes(),
                 changeBufferSize.getBytes(),
                 syncMode,
                 parallelism,
+                fullRatio,
                 CompactionSettings.fromConfig(config));
     }
 
@@ -149,6 +159,10 @@ public final class AppendLogSettings implements Serializable {
         return restoreParallelism;
     }
 
+    public double fullCheckpointRatio() {
+        return fullCheckpointRatio;
+    }
+
     public CompactionSettings compaction() {
         return compaction;
     }
@@ -165,6 +179,8 @@ public final class AppendLogSettings implements Serializable {
                 + syncMode
                 + ", restore-parallelism="
                 + restoreParallelism
+                + ", full-checkpoint-ratio="
+                + fullCheckpointRatio
                 + ", compaction: "
                 + compaction;
     }

@@ -26,6 +26,9 @@ import java.io.IOException;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.concurrent.RunnableFuture;
+import java.util.function.IntFunction;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Drives one keyed backend outside a job, the way a task does: set a key, write, checkpoint,
@@ -142,6 +145,29 @@ public final class BackendHarness implements AutoCloseable {
         RunnableFuture<SnapshotResult<KeyedStateHandle>> future = snapshot(id);
         future.run();
         return (IncrementalRemoteKeyedStateHandle) future.get().getJobManagerOwnedSnapshot();
+    }
+
+    /**
+     * Restores {@code handle} and checks that it holds exactly keys 0 to {@code keys - 1} as
+     * expected (null: absent); returns the bytes the restore read.
+     */
+    static long assertRestores(
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            IncrementalRemoteKeyedStateHandle handle,
+            int keys,
+            IntFunction<Long> expected)
+            throws Exception {
+        try (BackendHarness restored = restore(stateBackend, registry, Collections.singletonList(handle))) {
+            int present = 0;
+            for (int key = 0; key < keys; key++) {
+                Long value = expected.apply(key);
+                assertThat(restored.get(key)).as("key %d", key).isEqualTo(value);
+                present += value == null ? 0 : 1;
+            }
+            assertThat(restored.backend.numKeyValueStateEntries()).isEqualTo(present);
+            return restored.backend.restoredBytes();
+        }
     }
 
     /** Waits until no compaction pass is running. */

@@ -15,9 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.concurrent.RunnableFuture;
-import java.util.function.IntFunction;
 import java.util.stream.Stream;
 
+import static org.appendlog.statebackend.BackendHarness.assertRestores;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A checkpoint writes only what changed since the previous one, and restores exactly. */
@@ -339,26 +339,6 @@ class IncrementalCheckpointTest {
         } finally {
             all.dispose();
             quarter.dispose();
-        }
-    }
-
-    /** Restores {@code handle} and checks that it holds exactly keys 0 to {@code keys - 1} as expected (null: absent). */
-    private static void assertRestores(
-            AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
-            IncrementalRemoteKeyedStateHandle handle,
-            int keys,
-            IntFunction<Long> expected)
-            throws Exception {
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
-            int present = 0;
-            for (int key = 0; key < keys; key++) {
-                Long value = expected.apply(key);
-                assertThat(restored.get(key)).as("key %d", key).isEqualTo(value);
-                present += value == null ? 0 : 1;
-            }
-            assertThat(restored.backend.numKeyValueStateEntries()).isEqualTo(present);
         }
     }
 

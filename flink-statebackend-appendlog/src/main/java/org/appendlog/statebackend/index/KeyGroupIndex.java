@@ -125,6 +125,21 @@ final class KeyGroupIndex {
         }
     }
 
+    /** Forgets every entry, whose records all die; keeps the arrays' capacity. */
+    synchronized void clear() {
+        for (int entry = 0; entry < entries; entry++) {
+            if (keyLength[entry] != FREE) {
+                segments.byId(segmentOf[entry]).died(recordLength[entry]);
+            }
+        }
+        Arrays.fill(slots, 0L);
+        size = 0;
+        entries = 0;
+        freedCount = 0;
+        arenaUsed = 0;
+        arenaGarbage = 0;
+    }
+
     /** The segment number of the entry's latest record, or -1 if the entry is not live. */
     synchronized int latestSegment(int state, byte[] key, int offset, int length) {
         int slot = find(KeyBytes.hash(state, key, offset, length), state, key, offset, length);

@@ -150,9 +150,12 @@ public final class LogIndex {
 
     /**
      * Counts {@code batch}'s bytes now and indexes its records on {@code executor}, so that the
-     * checkpoint that wrote it need not wait; {@link #awaitUpdates} waits for them.
+     * checkpoint that wrote it need not wait; {@link #awaitUpdates} waits for them. A batch of
+     * every live entry ({@code full}) replaces what the index held: it carries no tombstones for
+     * the entries removed before it, which would otherwise stay indexed for good.
      */
-    public void batchWrittenLater(BatchBuilder batch, BatchLocation location, Executor executor) {
+    public void batchWrittenLater(
+            BatchBuilder batch, BatchLocation location, boolean full, Executor executor) {
         batchAdded(location.segment(), location.length());
         synchronized (updates) {
             pendingUpdates++;
@@ -161,6 +164,11 @@ public final class LogIndex {
             executor.execute(
                     () -> {
                         try {
+                            if (full) {
+                                for (KeyGroupIndex index : perKeyGroup) {
+                                    index.clear();
+                                }
+                            }
                             batchWritten(batch, location.segment());
                         } catch (Throwable t) {
                             LOG.error(

@@ -52,6 +52,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Takes checkpoints of the append-log backend.
@@ -77,19 +78,27 @@ public final class AppendLogSnapshotStrategy<K> {
     private final SegmentedLog log;
     private final LogIndex index;
     private final Executor background;
+    /** Changed entries per live entry above which a checkpoint appends all live entries. */
+    private final double fullCheckpointRatio;
 
-    /** Guards pending, written, base and needsFull. */
+    /** Guards pending, written, base, needsFull and lastFull. */
     private final Object lock = new Object();
     /** Serializes appends and index updates of concurrent asynchronous phases. */
     private final Object writeLock = new Object();
 
     private final List<Capture> pending = new ArrayList<>();
+    private final AtomicLong fullBatches = new AtomicLong();
 
     /** Batches of checkpoints written but not yet known to be complete. */
     private final TreeMap<Long, List<BatchLocation>> written = new TreeMap<>();
     private final Set<Long> fullCheckpoints = new LinkedHashSet<>();
     private List<BatchLocation> base;
     private boolean needsFull;
+    /**
+     * The last checkpoint that its barrier made full: until it or a later one completes, the
+     * index may follow a full batch that the last completed checkpoint does not build on.
+     */
+    private long lastFull = -1;
     /**
      * Per key group, the bytes of the last batch a checkpoint appended: the next batch's buffers
      * start at that size. Guarded by writeLock.
@@ -114,7 +123,8 @@ public final class AppendLogSnapshotStrategy<K> {
             ChangeTracker tracker,
             SegmentedLog log,
             LogIndex index,
-            Executor background) {
+            Executor background,
+            double fullCheckpointRatio) {
         this.backendId = backendId;
         this.keyGroupRange = keyGroupRange;
         this.keySerializer = keySerializer;
@@ -124,6 +134,7 @@ public final class AppendLogSnapshotStrategy<K> {
         this.log = log;
         this.index = index;
         this.background = background;
+        this.fullCheckpointRatio = fullCheckpointRatio;
         this.base = new ArrayList<>();
     }
 
@@ -181,30 +192,82 @@ public final class AppendLogSnapshotStrategy<K> {
                 new KeyedBackendSerializationProxy<>(keySerializer, metaInfos, false);
         TimerFormat.Captured capturedTimers = TimerFormat.capture(timers, keyGroupRange);
 
-        CapturedState.Mode mode;
-        synchronized (lock) {
-            mode =
-                    sharing == SharingFilesStrategy.NO_SHARING
-                            ? CapturedState.Mode.SAVEPOINT
-                            : sharing == SharingFilesStrategy.FORWARD || needsFull
-                                    ? CapturedState.Mode.FULL
-                                    : CapturedState.Mode.INCREMENTAL;
-        }
-        if (mode == CapturedState.Mode.INCREMENTAL) {
-            Capture capture = captureChanges(checkpointId, names);
+        CapturedState.Mode mode = CapturedState.Mode.SAVEPOINT;
+        Capture capture = null;
+        // A savepoint is no part of the chain: its changes stay for the next checkpoint. A full
+        // checkpoint's changes are captured and stay pending as an incremental one's do: if it
+        // fails, the next checkpoint carries them; once it completes, the next carries only what
+        // came after.
+        if (sharing != SharingFilesStrategy.NO_SHARING) {
+            capture = captureChanges(checkpointId, names);
+            boolean full;
+            long changedBefore;
+            synchronized (lock) {
+                full = sharing == SharingFilesStrategy.FORWARD || needsFull;
+                changedBefore = pending.stream().mapToLong(c -> c.changed).sum();
+            }
+            full = full || turnedOver(capture, changedBefore);
             synchronized (lock) {
                 pending.add(capture);
+                // Until this or a later full checkpoint completes, every checkpoint is full: the
+                // index follows the full batch, no longer the log of the last completed one.
+                if (full) {
+                    needsFull = true;
+                    lastFull = checkpointId;
+                }
             }
-            return new CapturedState(
-                    checkpointId, mode, metadata, capturedTimers, names, capture, null);
+            mode = full ? CapturedState.Mode.FULL : CapturedState.Mode.INCREMENTAL;
         }
-        // A full checkpoint leaves the dirty set alone: if it fails, later incremental
-        // checkpoints still carry those changes.
+        boolean incremental = mode == CapturedState.Mode.INCREMENTAL;
+        return new CapturedState(
+                checkpointId,
+                mode,
+                metadata,
+                capturedTimers,
+                names,
+                incremental ? capture : null,
+                incremental ? null : snapshotTables());
+    }
+
+    /**
+     * Whether the changes since the last completed checkpoint (the new capture's and {@code
+     * changedBefore} of the pending ones, all of which the next batch would carry) outnumber the
+     * live entries by more than the configured ratio: state that turned over, such as windows.
+     * Estimated first; counted (deduplicating on the task thread what the background thread has
+     * not yet) only if the estimate exceeds the limit, since the estimate is coarse for the last
+     * writes, which is all there is when few writes came between two barriers.
+     */
+    private boolean turnedOver(Capture capture, long changedBefore) {
+        long live = liveEntries();
+        double limit = fullCheckpointRatio * live;
+        if (changedBefore + capture.changed <= limit
+                || changedBefore + capture.countChanged() <= limit) {
+            return false;
+        }
+        LOG.debug(
+                "Checkpoint {}: {} entries changed since the last completed checkpoint, more than"
+                        + " {} times the {} live entries; it appends all live entries",
+                capture.checkpointId,
+                changedBefore + capture.changed,
+                fullCheckpointRatio,
+                live);
+        return true;
+    }
+
+    private long liveEntries() {
+        long live = 0;
+        for (LoggedState<K> state : states) {
+            live += state.table().size();
+        }
+        return live;
+    }
+
+    private List<StateTableSnapshot> snapshotTables() {
         List<StateTableSnapshot> tables = new ArrayList<>(states.size());
         for (LoggedState<K> state : states) {
             tables.add(snapshotTable(state));
         }
-        return new CapturedState(checkpointId, mode, metadata, capturedTimers, names, null, tables);
+        return tables;
     }
 
     /**
@@ -295,6 +358,7 @@ public final class AppendLogSnapshotStrategy<K> {
                         batches = withCompaction(base, checkpointId);
                         for (Capture c : pending) {
                             if (c.checkpointId <= checkpointId) {
+                                c.claimed = true;
                                 toWrite.add(c);
                             }
                         }
@@ -327,14 +391,12 @@ public final class AppendLogSnapshotStrategy<K> {
                 break;
             case FULL:
                 synchronized (writeLock) {
-                    Capture all = captureTables(checkpointId, captured);
                     synchronized (lock) {
                         confirmed = segmentsOf(base);
                     }
-                    BatchLocation location = log.append(all.records(), confirmed);
+                    BatchLocation location = appendFull(captured, confirmed);
                     batches = List.of(location);
                     appended = location.length();
-                    remember(checkpointId, batches, true, all.records(), location);
                 }
                 break;
             case SAVEPOINT:
@@ -391,6 +453,34 @@ public final class AppendLogSnapshotStrategy<K> {
                         privateState,
                         manifest,
                         appended + manifest.getStateSize()));
+    }
+
+    /**
+     * Appends every live entry of the captured tables as one batch, which refers to no earlier
+     * one. Under the write lock.
+     */
+    private BatchLocation appendFull(CapturedState captured, Set<String> confirmed)
+            throws IOException {
+        long start = System.nanoTime();
+        Capture all = captureTables(captured.checkpointId, captured);
+        BatchLocation location = log.append(all.records(), confirmed);
+        remember(captured.checkpointId, List.of(location), true, all.records(), location);
+        fullBatches.incrementAndGet();
+        LOG.debug(
+                "Checkpoint {} appended all {} live records ({} bytes) to state log segment {} at"
+                        + " offset {} in {} ms",
+                captured.checkpointId,
+                all.records().recordCount(),
+                location.length(),
+                location.segment(),
+                location.offset(),
+                (System.nanoTime() - start) / 1_000_000);
+        return location;
+    }
+
+    /** Full batches appended so far: after a restore, or instead of larger incremental ones. */
+    public long fullBatches() {
+        return fullBatches.get();
     }
 
     private static StreamStateHandle closeAndGetHandle(
@@ -473,7 +563,7 @@ public final class AppendLogSnapshotStrategy<K> {
         synchronized (lock) {
             written.put(checkpointId, batches);
             if (location != null) {
-                index.batchWrittenLater(batch, location, background);
+                index.batchWrittenLater(batch, location, full, background);
             }
             if (full) {
                 fullCheckpoints.add(checkpointId);
@@ -522,11 +612,13 @@ public final class AppendLogSnapshotStrategy<K> {
     /**
      * Offers a finished compaction; the next checkpoints use it. Refused, and its run dropped, if
      * the checkpoint the compactor read no longer underlies the log (a full checkpoint, a
-     * concurrent pass).
+     * concurrent pass), or while a full checkpoint is pending: the index then follows the full
+     * batch, so the pass may have taken records of the log it read for dead.
      */
     public boolean offerCompaction(CompactionResult result) {
         synchronized (lock) {
             if (pendingCompaction != null
+                    || needsFull
                     || !keys(base).containsAll(result.replacedBatches())) {
                 drop(result.run());
                 return false;
@@ -541,9 +633,10 @@ public final class AppendLogSnapshotStrategy<K> {
         }
     }
 
-    public boolean hasPendingCompaction() {
+    /** Whether a compaction pass could be offered now: none pending, no full checkpoint pending. */
+    public boolean mayCompact() {
         synchronized (lock) {
-            return pendingCompaction != null;
+            return pendingCompaction == null && !needsFull;
         }
     }
 
@@ -555,9 +648,18 @@ public final class AppendLogSnapshotStrategy<K> {
             }
             base = batches;
             settleCompaction(checkpointId);
-            pending.removeIf(c -> c.checkpointId <= checkpointId);
+            for (Iterator<Capture> it = pending.iterator(); it.hasNext(); ) {
+                Capture c = it.next();
+                if (c.checkpointId <= checkpointId) {
+                    it.remove();
+                    if (!c.claimed) {
+                        // A full checkpoint's changes, never written: their buffers are reused.
+                        c.recycleLogged();
+                    }
+                }
+            }
             written.headMap(checkpointId, true).clear();
-            if (fullCheckpoints.contains(checkpointId)) {
+            if (fullCheckpoints.contains(checkpointId) && checkpointId >= lastFull) {
                 needsFull = false;
             }
             fullCheckpoints.removeIf(id -> id <= checkpointId);

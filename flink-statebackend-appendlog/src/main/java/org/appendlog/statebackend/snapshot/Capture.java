@@ -22,6 +22,16 @@ import java.io.IOException;
 final class Capture {
 
     final long checkpointId;
+    /**
+     * The entries this capture changed, as the barrier judged them (an estimate, or the count if
+     * it needed that); task thread.
+     */
+    long changed;
+    /**
+     * Whether an asynchronous phase took it up to write (and so recycles its buffers); guarded by
+     * the snapshot strategy's lock.
+     */
+    boolean claimed;
     private final BatchBuilder marked;
     private final DataOutputSerializer keyScratch = new DataOutputSerializer(64);
     private final DataOutputSerializer valueScratch = new DataOutputSerializer(256);
@@ -51,6 +61,16 @@ final class Capture {
 
     void logged(BufferedChanges changes) {
         this.logged = changes;
+        this.changed = marked.recordCount() + changes.distinctEstimate();
+    }
+
+    /**
+     * Counts the entries changed exactly, which deduplicates the logged writes on this thread as
+     * far as the background thread has not. Before any asynchronous phase took the capture up.
+     */
+    long countChanged() {
+        changed = marked.recordCount() + logged.distinctCount();
+        return changed;
     }
 
     /** Encodes a marked {@code entry} with {@code value}, or a tombstone if the value is null. */
@@ -116,6 +136,14 @@ final class Capture {
             all.takeAll(marked);
             records = all;
         }
+        recycleLogged();
+    }
+
+    /**
+     * Returns the logged changes' buffers for reuse: once materialized, or when no checkpoint will
+     * write them.
+     */
+    synchronized void recycleLogged() {
         if (logged != null) {
             logged.recycle();
             logged = null;

@@ -31,6 +31,12 @@ public final class BufferedChanges {
     private final Queue<Chunk> filled = new ConcurrentLinkedQueue<>();
     /** Task thread, until the drain. */
     private int records;
+    /**
+     * Records of the chunks sorted so far, and the distinct entries they hold at most: written by
+     * {@link #catchUp}, read by the task thread for {@link #distinctEstimate}.
+     */
+    private volatile int sortedRecords;
+    private volatile int sortedEntriesAtMost;
 
     // Guarded by this: whoever holds the lock catches up, in the order the chunks were filled.
     /** Taken when the first chunk is sorted: the background thread grows any new tables. */
@@ -68,7 +74,39 @@ public final class BufferedChanges {
                 at += length;
             }
             owner.recycle(bytes);
+            int entries = 0;
+            for (ChangePartition partition : partitions) {
+                entries += partition.entriesAtMost();
+            }
+            sortedEntriesAtMost = entries;
+            sortedRecords += chunk.records;
         }
+    }
+
+    /**
+     * About how many distinct entries the records hold, without waiting for the background
+     * thread: those it found in the records it sorted, and the rest at the same rate.
+     */
+    public long distinctEstimate() {
+        int sorted = sortedRecords;
+        int entries = sortedEntriesAtMost;
+        long unsorted = Math.max(0, records - sorted);
+        return sorted == 0 ? unsorted : entries + unsorted * Math.min(entries, sorted) / sorted;
+    }
+
+    /**
+     * How many distinct entries the records hold: sorts and deduplicates what the background
+     * thread has not yet, on the calling thread. After the last record was handed over.
+     */
+    public synchronized long distinctCount() {
+        catchUp();
+        long count = 0;
+        if (partitions != null) {
+            for (ChangePartition partition : partitions) {
+                count += partition.countEntries();
+            }
+        }
+        return count;
     }
 
     /** Visits the latest record of every entry, partition by partition, chunk by chunk. */

@@ -168,6 +168,19 @@ final class ChangePartition {
         arenaGarbage = 0;
     }
 
+    /**
+     * Distinct entries at most: those in the table, and each record not in it yet counted as one.
+     */
+    int entriesAtMost() {
+        return entries + chunk.records();
+    }
+
+    /** Puts the open chunk into the table and counts the entries. After the last {@link #append}. */
+    int countEntries() {
+        putChunk();
+        return entries;
+    }
+
     /** Visits the latest record of every entry. Only after the last {@link #append}. */
     void forEachLatest(RecordVisitor visitor) {
         putChunk();

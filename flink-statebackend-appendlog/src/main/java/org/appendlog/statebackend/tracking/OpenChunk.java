@@ -26,6 +26,11 @@ final class OpenChunk {
         records = 0;
     }
 
+    /** Records appended since the chunk was opened; 0 if none is open. */
+    int records() {
+        return bytes == null ? 0 : records;
+    }
+
     void append(byte[] record, int offset, int length) {
         System.arraycopy(record, offset, bytes, used, length);
         used += length;

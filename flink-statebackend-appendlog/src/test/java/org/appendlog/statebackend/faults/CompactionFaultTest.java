@@ -212,7 +212,9 @@ class CompactionFaultTest {
             assertThat(failure).isNotNull();
             FaultHarness.assertRestoresExactly(stateBackend, checkpoints(), second);
 
-            rewriteHalf(writer, 4);
+            // One change: with checkpoint 3's half, fewer changes than live entries, so checkpoint 4
+            // appends them, on the run (two halves would make it append all live entries instead).
+            writer.put(0, 40_000L);
             Completed fourth = writer.checkpoint(4);
             assertThat(fourth.handle.getSharedState())
                     .extracting(HandleAndLocalPath::getLocalPath)

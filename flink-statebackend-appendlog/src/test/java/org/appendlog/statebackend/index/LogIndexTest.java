@@ -318,7 +318,10 @@ class LogIndexTest {
         batch.add(2, 7, 0, key, 0, key.length, value, 0, value.length);
         List<Runnable> queued = new ArrayList<>();
         index.batchWrittenLater(
-                batch, new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)), queued::add);
+                batch,
+                new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)),
+                false,
+                queued::add);
         assertThat(index.latestSegment(2, 0, key, 0, key.length)).isNull();
 
         CompletableFuture<Void> awaited =
@@ -348,6 +351,7 @@ class LogIndexTest {
                                 index.batchWrittenLater(
                                         batch,
                                         new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)),
+                                        false,
                                         task -> {
                                             throw new RejectedExecutionException("shut down");
                                         }))

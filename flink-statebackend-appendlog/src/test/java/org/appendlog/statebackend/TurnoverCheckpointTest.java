@@ -1,0 +1,237 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
+import org.apache.flink.runtime.state.SnapshotResult;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.concurrent.RunnableFuture;
+import java.util.function.IntFunction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * State that turns over between two checkpoints (windows: new entries written, the old ones
+ * removed) changes more entries than it holds: the checkpoint then appends the live entries, and
+ * a restore reads nothing of the log before them.
+ */
+class TurnoverCheckpointTest {
+
+    private static final int FIRST_KEYS = 10_000;
+    private static final int NEW_KEYS = 5_000;
+
+    @TempDir Path logDir;
+
+    @Test
+    void aCheckpointWhoseChangesOutnumberTheLiveEntriesAppendsTheLiveEntries() throws Exception {
+        TurnedOver run = checkpointTurnover(1.0);
+        assertThat(run.fullBatches).isEqualTo(1);
+        // 5 000 records instead of 10 000 tombstones and 5 000 records.
+        assertThat(run.second).isLessThan(run.first * 6 / 10);
+        assertThat(run.restoredBytes)
+                .as("bytes a restore of the full checkpoint reads")
+                .isLessThan(run.second);
+    }
+
+    @Test
+    void aLargerRatioKeepsTheCheckpointIncremental() throws Exception {
+        TurnedOver run = checkpointTurnover(4.0);
+        // Three times as many changes as live entries, below the ratio of 4: the changes go.
+        assertThat(run.fullBatches).isZero();
+        assertThat(run.second).isGreaterThan(run.first);
+        assertThat(run.restoredBytes).isGreaterThan(run.first);
+    }
+
+    /**
+     * The full checkpoint never completes: the next one, with a single change, is full as well
+     * (the index follows the lost full batch, no longer the log the first checkpoint wrote); once
+     * a full one completed, a checkpoint with few changes is incremental again, on top of it.
+     */
+    @Test
+    void afterAFullCheckpointThatNeverCompletedTheNextIsFullToo() throws Exception {
+        AppendLogStateBackend stateBackend = backend(1.0);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle third;
+        IncrementalRemoteKeyedStateHandle fourth;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            firstCheckpoint(harness);
+            turnOver(harness);
+            harness.checkpointThatNeverCompletes(2).discardState();
+            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            harness.put(FIRST_KEYS, 3);
+            third = harness.checkpoint(3);
+            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            harness.put(FIRST_KEYS + 1, 4);
+            fourth = harness.checkpoint(4);
+            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(fourth.getCheckpointedSize()).isLessThan(third.getCheckpointedSize() / 10);
+        }
+        assertRestores(
+                stateBackend, registry, third, key -> key == FIRST_KEYS ? Long.valueOf(3) : afterTurnOver(key));
+        assertRestores(
+                stateBackend,
+                registry,
+                fourth,
+                key ->
+                        key == FIRST_KEYS
+                                ? Long.valueOf(3)
+                                : key == FIRST_KEYS + 1 ? Long.valueOf(4) : afterTurnOver(key));
+    }
+
+    /**
+     * Two full checkpoints in flight (the second full because the first had not completed at its
+     * barrier); the first completes: the index follows the second's batch, which the completed
+     * checkpoint does not build on, so the next checkpoint is full as well.
+     */
+    @Test
+    void aFullCheckpointThatCompletesWhileALaterOneIsPendingKeepsCheckpointsFull()
+            throws Exception {
+        AppendLogStateBackend stateBackend = backend(1.0);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle fourth;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            firstCheckpoint(harness);
+            turnOver(harness);
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
+            harness.put(FIRST_KEYS, 3);
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> third = harness.snapshot(3);
+            second.run();
+            third.run();
+            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            harness.confirm(
+                    (IncrementalRemoteKeyedStateHandle) second.get().getJobManagerOwnedSnapshot(),
+                    2);
+            harness.put(FIRST_KEYS + 1, 4);
+            fourth = harness.checkpoint(4);
+            assertThat(harness.backend.fullBatches()).isEqualTo(3);
+        }
+        assertRestores(
+                stateBackend,
+                registry,
+                fourth,
+                key ->
+                        key == FIRST_KEYS
+                                ? Long.valueOf(3)
+                                : key == FIRST_KEYS + 1 ? Long.valueOf(4) : afterTurnOver(key));
+    }
+
+    /**
+     * A full batch carries no tombstones for the entries removed before it: the index, which
+     * compaction judges records by, must forget them all the same, or it grows with every window.
+     */
+    @Test
+    void theIndexHoldsOnlyTheLiveEntriesAfterFullCheckpoints() throws Exception {
+        AppendLogStateBackend stateBackend = backend(1.0);
+        try (BackendHarness harness =
+                BackendHarness.open(stateBackend, BackendHarness.newRegistry())) {
+            int window = 0;
+            for (long checkpoint = 1; checkpoint <= 5; checkpoint++) {
+                for (int key = window; key < window + 1_000; key++) {
+                    harness.remove(key);
+                }
+                window += 1_000;
+                for (int key = window; key < window + 1_000; key++) {
+                    harness.put(key, key);
+                }
+                harness.checkpoint(checkpoint);
+            }
+            // Each window's removals and writes are twice its entries.
+            assertThat(harness.backend.fullBatches()).isEqualTo(5);
+            harness.backend.index().awaitUpdates();
+            assertThat(harness.backend.index().liveEntries()).isEqualTo(1_000);
+            assertThat(harness.backend.index().liveBytes())
+                    .isLessThan(harness.backend.index().totalBytes() / 4);
+        }
+    }
+
+    /** Every entry removed: the checkpoint appends an empty batch, and restores to nothing. */
+    @Test
+    void aCheckpointAfterEveryEntryWasRemovedRestoresToNothing() throws Exception {
+        AppendLogStateBackend stateBackend = backend(1.0);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle second;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            firstCheckpoint(harness);
+            for (int key = 0; key < FIRST_KEYS; key++) {
+                harness.remove(key);
+            }
+            second = harness.checkpoint(2);
+            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+        }
+        long restoredBytes = assertRestores(stateBackend, registry, second, key -> null);
+        assertThat(restoredBytes).isLessThan(FIRST_KEYS);
+    }
+
+    private AppendLogStateBackend backend(double fullCheckpointRatio) {
+        Configuration config = new Configuration();
+        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
+        config.set(AppendLogOptions.FULL_CHECKPOINT_RATIO, fullCheckpointRatio);
+        config.set(AppendLogOptions.COMPACTION_ENABLED, false);
+        return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+    }
+
+    private static IncrementalRemoteKeyedStateHandle firstCheckpoint(BackendHarness harness)
+            throws Exception {
+        for (int key = 0; key < FIRST_KEYS; key++) {
+            harness.put(key, key);
+        }
+        IncrementalRemoteKeyedStateHandle first = harness.checkpoint(1);
+        // As many changes as live entries: appended as changes.
+        assertThat(harness.backend.fullBatches()).isZero();
+        return first;
+    }
+
+    /** The first keys removed, as many new ones as half of them written. */
+    private static void turnOver(BackendHarness harness) throws Exception {
+        for (int key = 0; key < FIRST_KEYS; key++) {
+            harness.remove(key);
+        }
+        for (int key = FIRST_KEYS; key < FIRST_KEYS + NEW_KEYS; key++) {
+            harness.put(key, -key);
+        }
+    }
+
+    private Long afterTurnOver(int key) {
+        return key < FIRST_KEYS ? null : (long) -key;
+    }
+
+    /** Checkpoint sizes, full batches and the bytes a restore of the second checkpoint read. */
+    private static final class TurnedOver {
+        long first;
+        long second;
+        long fullBatches;
+        long restoredBytes;
+    }
+
+    /** Checkpoints the first keys, turns them over, checkpoints again and restores that. */
+    private TurnedOver checkpointTurnover(double fullCheckpointRatio) throws Exception {
+        AppendLogStateBackend stateBackend = backend(fullCheckpointRatio);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        TurnedOver run = new TurnedOver();
+        IncrementalRemoteKeyedStateHandle second;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            run.first = firstCheckpoint(harness).getCheckpointedSize();
+            turnOver(harness);
+            second = harness.checkpoint(2);
+            run.second = second.getCheckpointedSize();
+            run.fullBatches = harness.backend.fullBatches();
+        }
+        run.restoredBytes = assertRestores(stateBackend, registry, second, this::afterTurnOver);
+        return run;
+    }
+
+    private static long assertRestores(
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            IncrementalRemoteKeyedStateHandle handle,
+            IntFunction<Long> expected)
+            throws Exception {
+        return BackendHarness.assertRestores(
+                stateBackend, registry, handle, FIRST_KEYS + NEW_KEYS, expected);
+    }
+}
