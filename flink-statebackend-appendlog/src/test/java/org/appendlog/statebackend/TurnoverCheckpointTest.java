@@ -71,16 +71,8 @@ class TurnoverCheckpointTest {
             assertThat(harness.backend.fullBatches()).isEqualTo(2);
             assertThat(fourth.getCheckpointedSize()).isLessThan(third.getCheckpointedSize() / 10);
         }
-        assertRestores(
-                stateBackend, registry, third, key -> key == FIRST_KEYS ? Long.valueOf(3) : afterTurnOver(key));
-        assertRestores(
-                stateBackend,
-                registry,
-                fourth,
-                key ->
-                        key == FIRST_KEYS
-                                ? Long.valueOf(3)
-                                : key == FIRST_KEYS + 1 ? Long.valueOf(4) : afterTurnOver(key));
+        assertRestores(stateBackend, registry, third, key -> afterLaterWrites(key, 3));
+        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
     }
 
     /**
@@ -110,14 +102,7 @@ class TurnoverCheckpointTest {
             fourth = harness.checkpoint(4);
             assertThat(harness.backend.fullBatches()).isEqualTo(3);
         }
-        assertRestores(
-                stateBackend,
-                registry,
-                fourth,
-                key ->
-                        key == FIRST_KEYS
-                                ? Long.valueOf(3)
-                                : key == FIRST_KEYS + 1 ? Long.valueOf(4) : afterTurnOver(key));
+        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
     }
 
     /**
@@ -198,6 +183,20 @@ class TurnoverCheckpointTest {
 
     private Long afterTurnOver(int key) {
         return key < FIRST_KEYS ? null : (long) -key;
+    }
+
+    /**
+     * The value after the turnover and, up to checkpoint {@code upTo}, key FIRST_KEYS written as 3
+     * at checkpoint 3 and key FIRST_KEYS + 1 as 4 at checkpoint 4.
+     */
+    private Long afterLaterWrites(int key, long upTo) {
+        if (key == FIRST_KEYS && upTo >= 3) {
+            return 3L;
+        }
+        if (key == FIRST_KEYS + 1 && upTo >= 4) {
+            return 4L;
+        }
+        return afterTurnOver(key);
     }
 
     /** Checkpoint sizes, full batches and the bytes a restore of the second checkpoint read. */
