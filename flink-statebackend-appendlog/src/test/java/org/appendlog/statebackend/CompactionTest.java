@@ -397,6 +397,37 @@ class CompactionTest {
         throw new AssertionError("no checkpoint took up a compaction run in 40 checkpoints");
     }
 
+    /**
+     * The next barrier comes before the last checkpoint's completion reaches the task (as it may
+     * with a short interval): the next batch carries the last one's changes again, and the index
+     * places them there. Once the last checkpoint completes, a pass over its log must not take
+     * its records for dead, since the next checkpoint may be aborted and the one after it carries
+     * only what changed after the completed one.
+     */
+    @Test
+    void aPassKeepsTheRecordsThatALaterCheckpointWroteAgainBeforeItWasAborted() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        int id = 4;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            rewriteEveryKey(harness, 1, id - 1);
+            write(harness, id, 1);
+            IncrementalRemoteKeyedStateHandle completing = harness.checkpointThatNeverCompletes(id);
+            // Written before checkpoint 4's completion reaches the task: it carries 4's changes.
+            IncrementalRemoteKeyedStateHandle aborted = harness.checkpointThatNeverCompletes(id + 1);
+            long passesBefore = passes(harness);
+            harness.confirm(completing, id);
+            harness.awaitCompaction();
+            assertThat(passes(harness)).as("passes over checkpoint 4's log").isGreaterThan(passesBefore);
+            aborted.discardState();
+            harness.backend.notifyCheckpointAborted(id + 1);
+            // Carries what changed after checkpoint 4: nothing.
+            last = harness.checkpoint(id + 2);
+        }
+        restoreAndCheck(stateBackend, registry, last, id);
+    }
+
     @Test
     void noSegmentOutlivesTheCheckpointsThatReferToIt() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);

@@ -106,6 +106,43 @@ class TurnoverCheckpointTest {
     }
 
     /**
+     * Two full checkpoints in flight, written out of order: the later one is written and
+     * completes first, then the earlier one's asynchronous phase appends its older snapshot. The
+     * index, which compaction judges records by, must go on describing the completed checkpoint.
+     */
+    @Test
+    void aFullBatchWrittenAfterALaterCheckpointCompletedLeavesTheIndexAlone() throws Exception {
+        AppendLogStateBackend stateBackend = backend(1.0);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle fourth;
+        int removed = 1_000;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            firstCheckpoint(harness);
+            turnOver(harness);
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> late = harness.snapshot(2);
+            for (int key = FIRST_KEYS; key < FIRST_KEYS + removed; key++) {
+                harness.remove(key);
+            }
+            harness.checkpoint(3);
+            late.run();
+            late.get().discardState();
+            harness.backend.notifyCheckpointAborted(2);
+            harness.backend.index().awaitUpdates();
+            assertThat(harness.backend.index().liveEntries()).isEqualTo(NEW_KEYS - removed);
+            harness.put(FIRST_KEYS + NEW_KEYS - 1, 4);
+            fourth = harness.checkpoint(4);
+        }
+        assertRestores(
+                stateBackend,
+                registry,
+                fourth,
+                key ->
+                        key < FIRST_KEYS + removed
+                                ? null
+                                : key == FIRST_KEYS + NEW_KEYS - 1 ? 4L : afterTurnOver(key));
+    }
+
+    /**
      * A full batch carries no tombstones for the entries removed before it: the index, which
      * compaction judges records by, must forget them all the same, or it grows with every window.
      */

@@ -150,7 +150,9 @@ public final class LogIndex {
 
     /**
      * Counts {@code batch}'s bytes now and indexes its records on {@code executor}, so that the
-     * checkpoint that wrote it need not wait; {@link #awaitUpdates} waits for them. A batch of
+     * task's notification of the completed checkpoint that appended it need not wait; {@link
+     * #awaitUpdates} waits for them. Only batches of completed checkpoints, in the order they
+     * completed: the index describes the log the last completed checkpoint refers to. A batch of
      * every live entry ({@code full}) replaces what the index held: it carries no tombstones for
      * the entries removed before it, which would otherwise stay indexed for good.
      */

@@ -89,14 +89,14 @@ public final class AppendLogSnapshotStrategy<K> {
     private final List<Capture> pending = new ArrayList<>();
     private final AtomicLong fullBatches = new AtomicLong();
 
-    /** Batches of checkpoints written but not yet known to be complete. */
-    private final TreeMap<Long, List<BatchLocation>> written = new TreeMap<>();
-    private final Set<Long> fullCheckpoints = new LinkedHashSet<>();
+    /** Checkpoints written but not yet known to be complete. */
+    private final TreeMap<Long, WrittenCheckpoint> written = new TreeMap<>();
     private List<BatchLocation> base;
     private boolean needsFull;
     /**
      * The last checkpoint that its barrier made full: until it or a later one completes, the
-     * index may follow a full batch that the last completed checkpoint does not build on.
+     * index may come to follow a full batch that a checkpoint building on an earlier one would
+     * not contain.
      */
     private long lastFull = -1;
     /**
@@ -209,8 +209,9 @@ public final class AppendLogSnapshotStrategy<K> {
             full = full || turnedOver(capture, changedBefore);
             synchronized (lock) {
                 pending.add(capture);
-                // Until this or a later full checkpoint completes, every checkpoint is full: the
-                // index follows the full batch, no longer the log of the last completed one.
+                // Until this or a later full checkpoint completes, every checkpoint is full: once
+                // a full checkpoint completes, the index follows its batch alone, which an
+                // incremental checkpoint building on an earlier chain would not contain.
                 if (full) {
                     needsFull = true;
                     lastFull = checkpointId;
@@ -549,10 +550,8 @@ public final class AppendLogSnapshotStrategy<K> {
     }
 
     /**
-     * Keeps the checkpoint's batches until it completes or is aborted, and has the index learn of
-     * its new batch, if it appended one, in the background. Both under the lock, so that no
-     * completing checkpoint finds the new batch's segment counted by the index but referred to by
-     * nothing, and makes the index forget it.
+     * Keeps the checkpoint's batches, and the batch it appended for the index to learn, until it
+     * completes or is aborted.
      */
     private void remember(
             long checkpointId,
@@ -561,13 +560,10 @@ public final class AppendLogSnapshotStrategy<K> {
             BatchBuilder batch,
             @Nullable BatchLocation location) {
         synchronized (lock) {
-            written.put(checkpointId, batches);
-            if (location != null) {
-                index.batchWrittenLater(batch, location, full, background);
-            }
-            if (full) {
-                fullCheckpoints.add(checkpointId);
-            }
+            written.put(
+                    checkpointId,
+                    new WrittenCheckpoint(
+                            batches, full, location == null ? null : batch, location));
         }
     }
 
@@ -642,11 +638,17 @@ public final class AppendLogSnapshotStrategy<K> {
 
     public void notifyCheckpointComplete(long checkpointId) {
         synchronized (lock) {
-            List<BatchLocation> batches = written.get(checkpointId);
-            if (batches == null) {
+            WrittenCheckpoint completed = written.get(checkpointId);
+            if (completed == null) {
                 return;
             }
-            base = batches;
+            base = completed.batches;
+            if (completed.appendedAt != null) {
+                // Under the lock, with base: the index counts the segment from now on, and no
+                // compaction pass judges the completed log before the index knows its batch.
+                index.batchWrittenLater(
+                        completed.appended, completed.appendedAt, completed.full, background);
+            }
             settleCompaction(checkpointId);
             for (Iterator<Capture> it = pending.iterator(); it.hasNext(); ) {
                 Capture c = it.next();
@@ -659,10 +661,9 @@ public final class AppendLogSnapshotStrategy<K> {
                 }
             }
             written.headMap(checkpointId, true).clear();
-            if (fullCheckpoints.contains(checkpointId) && checkpointId >= lastFull) {
+            if (completed.full && checkpointId >= lastFull) {
                 needsFull = false;
             }
-            fullCheckpoints.removeIf(id -> id <= checkpointId);
             pruneIndex();
         }
     }
@@ -708,7 +709,7 @@ public final class AppendLogSnapshotStrategy<K> {
     private void pruneIndex() {
         Set<String> referenced = new HashSet<>();
         base.forEach(b -> referenced.add(b.segment()));
-        written.values().forEach(list -> list.forEach(b -> referenced.add(b.segment())));
+        written.values().forEach(c -> c.batches.forEach(b -> referenced.add(b.segment())));
         if (pendingCompaction != null && pendingCompaction.run() != null) {
             referenced.add(pendingCompaction.run().segment());
         }
@@ -722,7 +723,6 @@ public final class AppendLogSnapshotStrategy<K> {
     public void notifyCheckpointAborted(long checkpointId) {
         synchronized (lock) {
             written.remove(checkpointId);
-            fullCheckpoints.remove(checkpointId);
             // The aborted checkpoint may be discarded unregistered, taking the run along; a later
             // pass compacts again.
             if (pendingCompaction != null && pendingTakenUpBy == checkpointId) {

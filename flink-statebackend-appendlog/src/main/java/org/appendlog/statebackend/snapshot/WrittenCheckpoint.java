@@ -1,0 +1,36 @@
+package org.appendlog.statebackend.snapshot;
+
+import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.log.BatchLocation;
+
+import javax.annotation.Nullable;
+
+import java.util.List;
+
+/**
+ * A checkpoint whose asynchronous phase wrote it, not yet known to be complete: the batches it
+ * refers to, and the batch it appended, which the index learns only once the checkpoint
+ * completes. A batch may carry changes that a completed checkpoint holds as well (its barrier
+ * came before that one's completion did); indexed earlier, it would make the completed
+ * checkpoint's records look dead to compaction, and be gone with its checkpoint's abort.
+ */
+final class WrittenCheckpoint {
+
+    final List<BatchLocation> batches;
+    /** Whether it appended every live entry rather than the changes. */
+    final boolean full;
+    /** The batch it appended, or null if it appended none (no changes). */
+    @Nullable final BatchBuilder appended;
+    @Nullable final BatchLocation appendedAt;
+
+    WrittenCheckpoint(
+            List<BatchLocation> batches,
+            boolean full,
+            @Nullable BatchBuilder appended,
+            @Nullable BatchLocation appendedAt) {
+        this.batches = batches;
+        this.full = full;
+        this.appended = appended;
+        this.appendedAt = appendedAt;
+    }
+}
