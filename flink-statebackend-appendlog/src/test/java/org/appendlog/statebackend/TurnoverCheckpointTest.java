@@ -47,6 +47,21 @@ class TurnoverCheckpointTest {
         assertThat(run.restoredBytes).isGreaterThan(run.first);
     }
 
+    /** An infinite ratio: never full, not even once no entry is live (infinity times none). */
+    @Test
+    void anInfiniteRatioKeepsEveryCheckpointIncremental() throws Exception {
+        try (BackendHarness harness =
+                BackendHarness.open(
+                        backend(Double.POSITIVE_INFINITY), BackendHarness.newRegistry())) {
+            harness.checkpoint(1);
+            harness.put(0, 0);
+            harness.remove(0);
+            harness.checkpoint(2);
+            assertThat(harness.backend.fullBatches()).isZero();
+        }
+        assertThat(checkpointTurnover(Double.POSITIVE_INFINITY).fullBatches).isZero();
+    }
+
     /**
      * The full checkpoint never completes: the next one, with a single change, is full as well
      * (the index follows the lost full batch, no longer the log the first checkpoint wrote); once
@@ -192,7 +207,9 @@ class TurnoverCheckpointTest {
     private AppendLogStateBackend backend(double fullCheckpointRatio) {
         Configuration config = new Configuration();
         config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
-        config.set(AppendLogOptions.FULL_CHECKPOINT_RATIO, fullCheckpointRatio);
+        // As a user writes it: Configuration.set would write infinity as ".inf", which it cannot read.
+        config.setString(
+                AppendLogOptions.FULL_CHECKPOINT_RATIO.key(), Double.toString(fullCheckpointRatio));
         config.set(AppendLogOptions.COMPACTION_ENABLED, false);
         return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
     }

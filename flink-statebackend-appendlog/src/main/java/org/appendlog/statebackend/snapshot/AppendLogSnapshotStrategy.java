@@ -240,7 +240,11 @@ public final class AppendLogSnapshotStrategy<K> {
      */
     private boolean turnedOver(Capture capture, long changedBefore) {
         long live = liveEntries();
-        double limit = fullCheckpointRatio * live;
+        // An infinite ratio means never, with no live entries too (infinity times none is NaN).
+        double limit =
+                Double.isInfinite(fullCheckpointRatio)
+                        ? fullCheckpointRatio
+                        : fullCheckpointRatio * live;
         if (changedBefore + capture.changed <= limit
                 || changedBefore + capture.countChanged() <= limit) {
             return false;
