@@ -134,7 +134,17 @@ public final class BackendHarness implements AutoCloseable {
 
     /** Registers checkpoint {@code id}'s handle and confirms it, as the coordinator would. */
     void confirm(IncrementalRemoteKeyedStateHandle handle, long id) {
+        acknowledge(handle, id);
+        complete(id);
+    }
+
+    /** Registers checkpoint {@code id}'s handle, as the coordinator does when the task acknowledges it. */
+    void acknowledge(IncrementalRemoteKeyedStateHandle handle, long id) {
         registry.registerAll(Collections.singletonList(handle), id);
+    }
+
+    /** Completes acknowledged checkpoint {@code id}, as the coordinator would. */
+    void complete(long id) {
         // Only the latest checkpoint is retained: what older ones alone referred to goes.
         registry.unregisterUnusedState(id);
         backend.notifyCheckpointComplete(id);

@@ -32,9 +32,13 @@ class CompactionTest {
     @TempDir Path logDir;
 
     private AppendLogStateBackend backend(boolean compaction) {
+        return backend(compaction, "64kb");
+    }
+
+    private AppendLogStateBackend backend(boolean compaction, String segmentSize) {
         Configuration config = new Configuration();
         config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
-        config.setString(AppendLogOptions.SEGMENT_SIZE.key(), "64kb");
+        config.setString(AppendLogOptions.SEGMENT_SIZE.key(), segmentSize);
         config.set(AppendLogOptions.COMPACTION_ENABLED, compaction);
         return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
     }
@@ -313,6 +317,72 @@ class CompactionTest {
             harness.confirm(next, id);
         }
         restoreAndCheck(stateBackend, registry, next, id, 1);
+    }
+
+    /**
+     * Checkpoint 4 appends nothing (an idle interval); 5, written before 4's completion reached
+     * the task, appends to the segment the log of 4 ends in and rolls it. 4 completes and a pass
+     * over its log compacts that segment; 5 completes before the pass is done. The pass read the
+     * older records of every key, and the index places the latest in the same segment (5's
+     * batch): the run must not be taken, since the index would move every key into it, to the
+     * older values, and a later pass over 5's segment alone would drop 5's records for dead.
+     */
+    @Test
+    void aPassDuringWhichACheckpointCompletedIntoACompactedSegmentIsNotTaken() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true, "600kb");
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        int id = 4;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            IncrementalRemoteKeyedStateHandle third = rewriteEveryKey(harness, 1, id - 1);
+            IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(id);
+            write(harness, id + 1, 1);
+            IncrementalRemoteKeyedStateHandle fifth = harness.checkpointThatNeverCompletes(id + 1);
+            assertThat(segmentNames(fourth)).isEqualTo(segmentNames(third));
+            assertThat(segmentNames(fifth)).isEqualTo(segmentNames(third));
+            harness.acknowledge(fourth, id);
+            harness.acknowledge(fifth, id + 1);
+            long passesBefore = passes(harness);
+            harness.complete(id);
+            harness.complete(id + 1);
+            harness.awaitCompaction();
+            assertThat(passes(harness)).as("passes over 4's log").isGreaterThan(passesBefore);
+            IncrementalRemoteKeyedStateHandle sixth = rewriteEvenKeys(harness, id + 2, 1);
+            assertThat(segmentNames(sixth)).noneMatch(name -> name.contains("-run-"));
+            last = rewriteEvenKeys(harness, id + 3, 10);
+        }
+        restoreAndCheck(stateBackend, registry, last, id + 12, id + 1);
+    }
+
+    /**
+     * The next checkpoint is written without the run (it came before the one that took the run up
+     * completed), and both complete: the log no longer holds the run, but the index had moved the
+     * run's entries into it. Later passes must not take their records, which are again where they
+     * were before, for dead.
+     */
+    @Test
+    void aCompletedCheckpointWithoutTheRunItsPredecessorTookUpLosesNothing() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        int id;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            RunTakenUp taken = checkpointTakingUpARun(harness);
+            id = taken.checkpointId + 1;
+            IncrementalRemoteKeyedStateHandle next = checkpointAfter(harness, taken, false);
+            harness.acknowledge(taken.handle, taken.checkpointId);
+            harness.acknowledge(next, id);
+            harness.complete(taken.checkpointId);
+            harness.awaitCompaction();
+            harness.complete(id);
+            harness.awaitCompaction();
+
+            long passesBefore = passes(harness);
+            last = rewriteEvenKeys(harness, id + 1, 20);
+            assertThat(passes(harness)).isGreaterThan(passesBefore);
+        }
+        // The odd keys, written once at checkpoint 1, went through the passes after.
+        restoreAndCheck(stateBackend, registry, last, id + 20, 1);
     }
 
     /**

@@ -13,12 +13,20 @@ import java.util.Set;
  */
 public final class CompactionResult {
 
+    private final Set<String> compactedSegments;
     private final Set<String> replacedBatches;
     @Nullable private final BatchLocation run;
 
-    CompactionResult(Set<String> replacedBatches, @Nullable BatchLocation run) {
+    CompactionResult(
+            Set<String> compactedSegments, Set<String> replacedBatches, @Nullable BatchLocation run) {
+        this.compactedSegments = compactedSegments;
         this.replacedBatches = replacedBatches;
         this.run = run;
+    }
+
+    /** The segments whose batches, as the pass read them, the run replaces. */
+    public Set<String> compactedSegments() {
+        return compactedSegments;
     }
 
     /** Keys ({@link BatchLocation#key()}) of the batches that the run replaces. */

@@ -205,7 +205,7 @@ public final class Compactor implements Closeable {
         bytesRead.addAndGet(read);
         bytesWritten.addAndGet(location == null ? 0 : location.length());
         lastDurationMillis = (System.nanoTime() - start) / 1_000_000;
-        CompactionResult result = new CompactionResult(replaced.keySet(), location);
+        CompactionResult result = new CompactionResult(compactedNames, replaced.keySet(), location);
         boolean taken = taker.test(result);
         LOG.info(
                 "Compacted {} segment(s), {} batch(es), {} bytes read, into {} in {} ms{}",

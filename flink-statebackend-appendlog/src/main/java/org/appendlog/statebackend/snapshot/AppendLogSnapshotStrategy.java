@@ -91,6 +91,14 @@ public final class AppendLogSnapshotStrategy<K> {
 
     /** Checkpoints written but not yet known to be complete. */
     private final TreeMap<Long, WrittenCheckpoint> written = new TreeMap<>();
+    /** The last checkpoint known complete, and those aborted since: none of them is remembered. */
+    private long lastCompleted = -1;
+    private final Set<Long> aborted = new HashSet<>();
+    /**
+     * Accepted compaction results with a run, by the run's key, while the log or a written
+     * checkpoint may refer to the run: compaction moved index entries into it.
+     */
+    private final Map<String, CompactionResult> acceptedRuns = new HashMap<>();
     private List<BatchLocation> base;
     private boolean needsFull;
     /**
@@ -555,7 +563,8 @@ public final class AppendLogSnapshotStrategy<K> {
 
     /**
      * Keeps the checkpoint's batches, and the batch it appended for the index to learn, until it
-     * completes or is aborted.
+     * completes or is aborted; not if that happened before its asynchronous phase ended (it timed
+     * out), which would keep the batch until a later checkpoint completes.
      */
     private void remember(
             long checkpointId,
@@ -564,6 +573,9 @@ public final class AppendLogSnapshotStrategy<K> {
             BatchBuilder batch,
             @Nullable BatchLocation location) {
         synchronized (lock) {
+            if (checkpointId <= lastCompleted || aborted.contains(checkpointId)) {
+                return;
+            }
             written.put(
                     checkpointId,
                     new WrittenCheckpoint(
@@ -619,18 +631,36 @@ public final class AppendLogSnapshotStrategy<K> {
         synchronized (lock) {
             if (pendingCompaction != null
                     || needsFull
-                    || !keys(base).containsAll(result.replacedBatches())) {
+                    || !keys(base).containsAll(result.replacedBatches())
+                    || completedIntoDuringPass(result)) {
                 drop(result.run());
                 return false;
             }
             pendingCompaction = result;
             pendingTakenUpBy = -1;
             if (result.run() != null) {
+                acceptedRuns.put(result.run().key(), result);
                 // Counted from now on, when checkpoints that complete keep it (pruneIndex).
                 index.batchAdded(result.run().segment(), result.run().length());
             }
             return true;
         }
+    }
+
+    /**
+     * Whether the log holds a batch in a compacted segment that the pass did not read: appended
+     * before the segment rolled, by a checkpoint that completed during the pass. The index may
+     * then have moved that batch's newer records into the run, since it knows segments, not
+     * batches.
+     */
+    private boolean completedIntoDuringPass(CompactionResult result) {
+        for (BatchLocation batch : base) {
+            if (result.compactedSegments().contains(batch.segment())
+                    && !result.replacedBatches().contains(batch.key())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a compaction pass could be offered now: none pending, no full checkpoint pending. */
@@ -665,9 +695,12 @@ public final class AppendLogSnapshotStrategy<K> {
                 }
             }
             written.headMap(checkpointId, true).clear();
+            lastCompleted = checkpointId;
+            aborted.removeIf(id -> id <= checkpointId);
             if (completed.full && checkpointId >= lastFull) {
                 needsFull = false;
             }
+            settleRuns();
             pruneIndex();
         }
     }
@@ -689,6 +722,27 @@ public final class AppendLogSnapshotStrategy<K> {
             return;
         }
         dropCompaction(current);
+    }
+
+    /**
+     * A completed checkpoint may build on the log without a run that an earlier one took up (it
+     * was written before that one completed): the entries compaction moved into the run have
+     * their latest records back in the replaced batches, and the index must know, or a later pass
+     * takes those records for dead. A run is followed while a written checkpoint may refer to it.
+     */
+    private void settleRuns() {
+        Set<String> current = keys(base);
+        for (Iterator<CompactionResult> it = acceptedRuns.values().iterator(); it.hasNext(); ) {
+            CompactionResult result = it.next();
+            String run = result.run().key();
+            if (result == pendingCompaction || current.contains(run)) {
+                continue;
+            }
+            index.runDropped(result.run().segment());
+            if (written.values().stream().noneMatch(c -> keys(c.batches).contains(run))) {
+                it.remove();
+            }
+        }
     }
 
     /** Forgets the pending compaction; its run is dropped unless {@code current} refers to it. */
@@ -727,6 +781,9 @@ public final class AppendLogSnapshotStrategy<K> {
     public void notifyCheckpointAborted(long checkpointId) {
         synchronized (lock) {
             written.remove(checkpointId);
+            if (checkpointId > lastCompleted) {
+                aborted.add(checkpointId);
+            }
             // The aborted checkpoint may be discarded unregistered, taking the run along; a later
             // pass compacts again.
             if (pendingCompaction != null && pendingTakenUpBy == checkpointId) {
