@@ -32,13 +32,16 @@ class CompactionTest {
     @TempDir Path logDir;
 
     private AppendLogStateBackend backend(boolean compaction) {
-        return backend(compaction, "64kb");
+        return backend(compaction, "64kb", "0");
     }
 
-    private AppendLogStateBackend backend(boolean compaction, String segmentSize) {
+    private AppendLogStateBackend backend(
+            boolean compaction, String segmentSize, String compactionIoRateLimit) {
         Configuration config = new Configuration();
         config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         config.setString(AppendLogOptions.SEGMENT_SIZE.key(), segmentSize);
+        config.setString(
+                AppendLogOptions.COMPACTION_IO_RATE_LIMIT.key(), compactionIoRateLimit);
         config.set(AppendLogOptions.COMPACTION_ENABLED, compaction);
         return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
     }
@@ -329,7 +332,8 @@ class CompactionTest {
      */
     @Test
     void aPassDuringWhichACheckpointCompletedIntoACompactedSegmentIsNotTaken() throws Exception {
-        AppendLogStateBackend stateBackend = backend(true, "600kb");
+        // Passes read at 2 MB/s, so that 5 completes while the pass over 4's log runs.
+        AppendLogStateBackend stateBackend = backend(true, "600kb", "2mb");
         SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int id = 4;

@@ -573,7 +573,7 @@ public final class AppendLogSnapshotStrategy<K> {
             BatchBuilder batch,
             @Nullable BatchLocation location) {
         synchronized (lock) {
-            if (checkpointId <= lastCompleted || aborted.contains(checkpointId)) {
+            if (abandoned(checkpointId)) {
                 return;
             }
             written.put(
@@ -581,6 +581,11 @@ public final class AppendLogSnapshotStrategy<K> {
                     new WrittenCheckpoint(
                             batches, full, location == null ? null : batch, location));
         }
+    }
+
+    /** Whether the checkpoint can no longer complete: aborted, or a later one completed. */
+    private boolean abandoned(long checkpointId) {
+        return checkpointId <= lastCompleted || aborted.contains(checkpointId);
     }
 
     // ------------------------------------------------------------------------
@@ -597,7 +602,9 @@ public final class AppendLogSnapshotStrategy<K> {
                 || !keys(batches).containsAll(pendingCompaction.replacedBatches())
                 // Until the checkpoint that took the run up completes, only it refers to the run:
                 // should that checkpoint be discarded unregistered, the run goes with it.
-                || (pendingTakenUpBy >= 0 && pendingTakenUpBy != checkpointId)) {
+                || (pendingTakenUpBy >= 0 && pendingTakenUpBy != checkpointId)
+                // A late asynchronous phase would take it up for nothing.
+                || abandoned(checkpointId)) {
             result.addAll(batches);
             return result;
         }
