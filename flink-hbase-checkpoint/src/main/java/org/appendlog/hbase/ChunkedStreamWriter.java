@@ -139,10 +139,17 @@ final class ChunkedStreamWriter {
     /** Abandons the stream: drops unsent chunks and deletes the ones HBase may already hold. */
     void discard() {
         buffer = null;
+        // A cancelled task closes its streams on the thread it interrupted: the flush would give
+        // up at once, its puts landing after the delete. The interrupt is set again afterwards.
+        boolean interrupted = Thread.interrupted();
         try {
             if (mutator != null) {
-                // close() flushes; the rows written are deleted right after.
-                mutator.close();
+                try {
+                    // close() flushes; the rows written are deleted right after.
+                    mutator.close();
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("Closing the writer of abandoned stream {} failed", uri(), e);
+                }
                 mutator = null;
             }
             if (written > 0) {
@@ -154,6 +161,10 @@ final class ChunkedStreamWriter {
                             + " checkpoint is discarded",
                     uri(),
                     e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -6,6 +6,8 @@ import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 
 /**
@@ -53,10 +55,15 @@ final class HBaseCheckpointStateOutputStream extends CheckpointStateOutputStream
     }
 
     @Override
+    @Nullable
     public StreamStateHandle closeAndGetHandle() throws IOException {
         ensureOpen();
         closed = true;
-        // Empty streams are always inline (threshold >= 0): a stream with rows is never empty.
+        // Nothing written: no state, as Flink's file streams say (an operator that opened raw
+        // state and wrote nothing has none, and a restore need not map it).
+        if (writer.position() == 0) {
+            return null;
+        }
         if (!writer.hasShippedChunks() && writer.position() <= inlineThreshold) {
             return new ByteStreamStateHandle(writer.uri(), writer.bufferedBytes());
         }

@@ -96,7 +96,7 @@ public final class HBaseCheckpointStorageOptions {
                             "State streams up to this size are not written to HBase but kept"
                                     + " inside the checkpoint metadata, like Flink's"
                                     + " 'state.storage.fs.memory-threshold'. At most the chunk"
-                                    + " size.");
+                                    + " size and 1 mb.");
 
     public static final ConfigOption<Integer> CLIENT_RETRIES =
             ConfigOptions.key(PREFIX + "client.retries")

@@ -3,9 +3,12 @@ package org.appendlog.hbase;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HConstants;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.io.File;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
@@ -17,6 +20,7 @@ import java.util.Objects;
 final class HBaseClientSettings implements Serializable {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(HBaseClientSettings.class);
 
     @Nullable private final String zookeeperQuorum;
     @Nullable private final String siteFile;
@@ -38,7 +42,19 @@ final class HBaseClientSettings implements Serializable {
     Configuration toHBaseConfiguration() {
         Configuration conf = HBaseConfiguration.create();
         if (siteFile != null) {
-            conf.addResource(new org.apache.hadoop.fs.Path(siteFile));
+            org.apache.hadoop.fs.Path site = new org.apache.hadoop.fs.Path(siteFile);
+            // Hadoop skips a missing resource without a word.
+            if (!new File(site.toUri().getPath()).isFile()) {
+                LOG.warn(
+                        "The HBase site file {} ('{}') is not a file on this machine; the HBase"
+                                + " client goes without it, to ZooKeeper quorum {}",
+                        siteFile,
+                        HBaseCheckpointStorageOptions.SITE_FILE.key(),
+                        zookeeperQuorum != null
+                                ? zookeeperQuorum
+                                : conf.get(HConstants.ZOOKEEPER_QUORUM));
+            }
+            conf.addResource(site);
         }
         if (zookeeperQuorum != null) {
             conf.set(HConstants.ZOOKEEPER_QUORUM, zookeeperQuorum);

@@ -5,6 +5,7 @@ import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -100,7 +101,14 @@ final class HBaseStorageSettings implements Serializable {
         }
 
         int chunkSize = boundedSize(config, CHUNK_SIZE, 1, MAX_CHUNK_SIZE.getBytes());
-        int inlineThreshold = boundedSize(config, INLINE_THRESHOLD, 0, chunkSize);
+        // Flink's stream factory, which savepoints use, refuses more (and inline handles travel
+        // in the checkpoint acknowledgement).
+        int inlineThreshold =
+                boundedSize(
+                        config,
+                        INLINE_THRESHOLD,
+                        0,
+                        Math.min(chunkSize, FsCheckpointStreamFactory.MAX_FILE_STATE_THRESHOLD));
         long writeBufferSize =
                 boundedSize(config, WRITE_BUFFER_SIZE, 1, MemorySize.MAX_VALUE.getBytes());
 

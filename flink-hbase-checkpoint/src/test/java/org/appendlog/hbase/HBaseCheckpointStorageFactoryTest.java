@@ -11,10 +11,15 @@ import org.apache.flink.testutils.logging.LoggerAuditingExtension;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.event.Level;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 /** Selecting and configuring the storage; bad configuration fails naming what to fix. */
 class HBaseCheckpointStorageFactoryTest {
@@ -22,6 +27,10 @@ class HBaseCheckpointStorageFactoryTest {
     @RegisterExtension
     final LoggerAuditingExtension factoryLog =
             new LoggerAuditingExtension(HBaseCheckpointStorageFactory.class, Level.WARN);
+
+    @RegisterExtension
+    final LoggerAuditingExtension clientLog =
+            new LoggerAuditingExtension(HBaseClientSettings.class, Level.WARN);
 
     private static Configuration valid() {
         Configuration conf = new Configuration();
@@ -64,6 +73,29 @@ class HBaseCheckpointStorageFactoryTest {
         Configuration siteOnly = new Configuration();
         siteOnly.set(HBaseCheckpointStorageOptions.SITE_FILE, "/etc/hbase/conf/hbase-site.xml");
         assertThat(settings(siteOnly).client).isNotNull();
+    }
+
+    /** Hadoop skips a missing resource silently; the client would go to another quorum. */
+    @Test
+    void aSiteFileThatIsNotThereIsReported(@TempDir Path dir) throws Exception {
+        Configuration missing = new Configuration();
+        missing.set(HBaseCheckpointStorageOptions.SITE_FILE, dir.resolve("hbase-sit.xml").toString());
+        settings(missing).client.toHBaseConfiguration();
+        assertThat(clientLog.getMessages())
+                .singleElement(STRING)
+                .contains("hbase-sit.xml")
+                .contains(HBaseCheckpointStorageOptions.SITE_FILE.key());
+
+        Path site = dir.resolve("hbase-site.xml");
+        Files.writeString(
+                site,
+                "<configuration><property><name>hbase.zookeeper.quorum</name>"
+                        + "<value>zk9</value></property></configuration>");
+        Configuration present = new Configuration();
+        present.set(HBaseCheckpointStorageOptions.SITE_FILE, site.toString());
+        assertThat(settings(present).client.toHBaseConfiguration().get("hbase.zookeeper.quorum"))
+                .isEqualTo("zk9");
+        assertThat(clientLog.getMessages()).hasSize(1);
     }
 
     @Test
@@ -110,6 +142,19 @@ class HBaseCheckpointStorageFactoryTest {
         inlineAboveChunk.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("2mb"));
         assertThatThrownBy(() -> settings(inlineAboveChunk))
                 .hasMessageContaining(HBaseCheckpointStorageOptions.INLINE_THRESHOLD.key());
+
+        // Savepoints go through Flink's file stream factory, which refuses more than 1 MiB.
+        Configuration inlineAboveFlinksLimit = valid();
+        inlineAboveFlinksLimit.set(HBaseCheckpointStorageOptions.CHUNK_SIZE, MemorySize.parse("4mb"));
+        inlineAboveFlinksLimit.set(
+                HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("2mb"));
+        assertThatThrownBy(() -> settings(inlineAboveFlinksLimit))
+                .hasMessageContaining(HBaseCheckpointStorageOptions.INLINE_THRESHOLD.key())
+                .hasMessageContaining("1048576");
+        Configuration inlineAtFlinksLimit = valid();
+        inlineAtFlinksLimit.set(
+                HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("1mb"));
+        assertThat(settings(inlineAtFlinksLimit).inlineThreshold).isEqualTo(1024 * 1024);
 
         Configuration noSalt = valid();
         noSalt.set(HBaseCheckpointStorageOptions.SALT_BUCKETS, 0);

@@ -183,6 +183,12 @@ class HBaseCheckpointStreamsITCase {
                         location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE),
                         randomBytes(20 * 1024 + 1, 8));
         assertThat(justOver).isInstanceOf(FileStateHandle.class);
+
+        // As Flink's file streams: a stream with nothing written has no state.
+        assertThat(
+                        location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)
+                                .closeAndGetHandle())
+                .isNull();
     }
 
     @Test
@@ -259,6 +265,33 @@ class HBaseCheckpointStreamsITCase {
         } finally {
             Thread.interrupted();
         }
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+    }
+
+    /**
+     * A cancelled upload closes its unfinished stream on the thread the cancellation interrupted:
+     * the writer's flush gives up, and the rows already sent must go all the same.
+     */
+    @Test
+    void closingAnAbandonedStreamOnAnInterruptedThreadDeletesItsRows() throws Exception {
+        JobID job = new JobID();
+        CheckpointStorageLocation location = access(job).initializeLocationForCheckpoint(3);
+        CheckpointStateOutputStream out =
+                location.createCheckpointStateOutputStream(CheckpointedStateScope.SHARED);
+        // A chunk in HBase, one handed to the client's write buffer, one being filled.
+        out.write(randomBytes(3 * MB, 5));
+        out.sync();
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isNotEmpty();
+        out.write(randomBytes(2 * MB, 6));
+        Thread.currentThread().interrupt();
+        boolean interruptKept;
+        try {
+            out.close();
+            interruptKept = Thread.currentThread().isInterrupted();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(interruptKept).isTrue();
         assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
     }
 
