@@ -54,10 +54,17 @@ public final class PersistedStream {
 
     /**
      * Records the marker's position as the committed end of the subtask's stream. Written to a
-     * temporary file and renamed, so a reader never sees a torn marker.
+     * temporary file and renamed, so a reader never sees a torn marker. Markers are numbered in
+     * the order they are committed, not by checkpoint id: a job restored from an older savepoint,
+     * or started again without state, commits lower checkpoint ids than the run it replaces.
      */
     public static void commit(FileSystem fs, Path directory, CommitMarker marker) throws IOException {
-        String name = String.format("%s%020d", COMMIT_PREFIX, marker.checkpointId());
+        List<Path> earlier = commitMarkers(fs, directory);
+        long sequence =
+                earlier.isEmpty()
+                        ? 1
+                        : Math.addExact(numberOf(earlier.get(earlier.size() - 1)), 1);
+        String name = String.format("%s%020d", COMMIT_PREFIX, sequence);
         Path tmp = new Path(directory, "." + name + ".inprogress");
         try (FSDataOutputStream raw = fs.create(tmp, FileSystem.WriteMode.OVERWRITE);
                 DataOutputStream out = new DataOutputStream(raw)) {
@@ -77,6 +84,15 @@ public final class PersistedStream {
             fs.delete(commits.get(i), false);
         }
         LOG.debug("Committed CEC stream {}: {}", directory, marker);
+    }
+
+    private static long numberOf(Path commitMarker) throws IOException {
+        String name = commitMarker.getName();
+        try {
+            return Long.parseLong(name.substring(COMMIT_PREFIX.length()));
+        } catch (NumberFormatException e) {
+            throw new IOException("Not a CEC commit marker: " + commitMarker, e);
+        }
     }
 
     private static List<Path> commitMarkers(FileSystem fs, Path directory) throws IOException {

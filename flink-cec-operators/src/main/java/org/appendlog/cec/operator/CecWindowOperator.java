@@ -170,6 +170,13 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         }
         if (restored != null) {
             restore(restored);
+            // Readers follow the restored stream from now on, not a later one that the restore
+            // (say, from an older savepoint) abandoned.
+            PersistedStream.commit(
+                    fs,
+                    directory,
+                    new CommitMarker(
+                            context.getRestoredCheckpointId().orElse(0L), restored.end, jobId()));
         } else {
             startNewStream();
         }
@@ -186,7 +193,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                                 + "' an empty directory or restore the job from its checkpoint.");
             }
             // The same job restarted without a checkpoint to restore: its sources start over too. The new
-            // chain's commits carry later checkpoint ids, so they supersede the earlier ones for readers.
+            // chain's commits come later, so they supersede the earlier ones for readers.
             LOG.warn(
                     "CEC operator '{}' restarts without restored state although {} holds {}; starting a new chain",
                     getOperatorName(), directory, earlier.get());

@@ -145,6 +145,23 @@ class PersistedStreamTest {
         assertThat(new File(tmp.getPath()).list((d, n) -> n.startsWith("commit-"))).hasSize(3);
     }
 
+    /**
+     * A job restored from an older savepoint commits lower checkpoint ids than the run it
+     * replaces: its commits are the latest all the same, and the cleanup keeps them.
+     */
+    @Test
+    void aCommitOfALowerCheckpointIdAfterARestoreIsTheLatest() throws IOException {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Path dir = new Path(tmp.toURI());
+        for (long cp = 48; cp <= 50; cp++) {
+            PersistedStream.commit(fs, dir, new CommitMarker(cp, new LogPosition("old", cp), "job"));
+        }
+        PersistedStream.commit(fs, dir, new CommitMarker(31, new LogPosition("restored", 1), "job"));
+        assertThat(PersistedStream.latestCommit(fs, dir).orElseThrow().checkpointId()).isEqualTo(31);
+        assertThat(PersistedStream.committedEnd(fs, dir)).contains(new LogPosition("restored", 1));
+        assertThat(new File(tmp.getPath()).list((d, n) -> n.startsWith("commit-"))).hasSize(3);
+    }
+
     @Test
     void rejectsAFileThatIsNotASegment() throws IOException {
         FileSystem fs = FileSystem.getLocalFileSystem();
