@@ -205,7 +205,11 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                 }
                 // A native savepoint's segments are its own private files, deleted with it and
                 // addressed relative to it: no checkpoint may share them, so start with a full one.
-                backend.startFrom(batches, restoredNativeSavepoint, restore.bytesRead());
+                // So too after merging handles: their batches may hold stale records of key
+                // groups that other handles spoke for, which this backend's handles would list.
+                boolean merged =
+                        checkpoints.stream().anyMatch(c -> c.speaksForLessThan(keyGroupRange));
+                backend.startFrom(batches, restoredNativeSavepoint || merged, restore.bytesRead());
             } else {
                 backend.startFrom(Collections.emptyList(), !flinkFormat.isEmpty(), 0);
             }

@@ -68,6 +68,16 @@ public final class BackendHarness implements AutoCloseable {
         return new BackendHarness(build(stateBackend, handles), registry);
     }
 
+    /** A harness owning only {@code keyGroups}, as after rescaling. */
+    static BackendHarness restore(
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            Collection<KeyedStateHandle> handles,
+            KeyGroupRange keyGroups)
+            throws Exception {
+        return new BackendHarness(build(stateBackend, handles, keyGroups), registry);
+    }
+
     public static AppendLogKeyedStateBackend<Integer> build(
             AppendLogStateBackend stateBackend, Collection<KeyedStateHandle> handles)
             throws IOException {

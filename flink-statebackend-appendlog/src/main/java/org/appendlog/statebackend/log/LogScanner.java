@@ -37,15 +37,27 @@ public final class LogScanner {
         public final StreamStateHandle segment;
         public final BatchIndex index;
         private final String file;
+        /** The key groups to read: the batch's, or fewer. */
+        private final KeyGroupRange readable;
 
         Batch(StreamStateHandle segment, BatchIndex index) {
+            this(segment, index, index.location.keyGroups());
+        }
+
+        private Batch(StreamStateHandle segment, BatchIndex index, KeyGroupRange readable) {
             this.segment = segment;
             this.index = index;
             this.file = describe(segment);
+            this.readable = readable;
         }
 
         public BatchLocation location() {
             return index.location;
+        }
+
+        /** This batch, read only for the key groups of {@code range}. */
+        public Batch restrictedTo(KeyGroupRange range) {
+            return new Batch(segment, index, readable.getIntersection(range));
         }
 
         public String file() {
@@ -142,7 +154,7 @@ public final class LogScanner {
         Map<StreamStateHandle, FSDataInputStream> open = new HashMap<>();
         try {
             for (Batch batch : batches) {
-                KeyGroupRange part = batch.location().keyGroups().getIntersection(slice);
+                KeyGroupRange part = batch.readable.getIntersection(slice);
                 if (part.getNumberOfKeyGroups() == 0) {
                     continue;
                 }

@@ -12,7 +12,6 @@ import org.appendlog.statebackend.tracking.LoggedState;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.StreamStateHandle;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,10 +19,12 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Rebuilds heap state from the log: reads the batches of the restored checkpoints, only the key
@@ -62,20 +63,26 @@ public final class AppendLogRestoreOperation<K> {
     public List<BatchLocation> restore() throws Exception {
         long start = System.nanoTime();
         Map<String, BatchLocation> all = new LinkedHashMap<>();
-        Map<String, BatchLocation> owning = new LinkedHashMap<>();
-        Map<String, StreamStateHandle> segments = new HashMap<>();
+        Set<String> counted = new HashSet<>();
+        List<Batch> batches = new ArrayList<>();
         for (RestoredCheckpoint checkpoint : checkpoints) {
-            segments.putAll(checkpoint.segments);
             for (BatchLocation batch : checkpoint.manifest.batches()) {
                 all.putIfAbsent(batch.key(), batch);
             }
-            for (BatchLocation batch : checkpoint.manifest.batchesFor(owned)) {
-                owning.putIfAbsent(batch.key(), batch);
+            // A handle speaks only for its own key groups: after a rescale, another subtask may
+            // have deleted entries of its key groups that this handle's batches still hold.
+            KeyGroupRange speaksFor = checkpoint.keyGroups.getIntersection(owned);
+            if (speaksFor.getNumberOfKeyGroups() == 0) {
+                continue;
             }
-        }
-        List<Batch> batches = LogScanner.openBatches(owning.values(), segments::get);
-        for (Batch batch : batches) {
-            index.batchAdded(batch.location().segment(), batch.location().length());
+            for (Batch batch :
+                    LogScanner.openBatches(
+                            checkpoint.manifest.batchesFor(speaksFor), checkpoint.segments::get)) {
+                batches.add(batch.restrictedTo(speaksFor));
+                if (counted.add(batch.location().key())) {
+                    index.batchAdded(batch.location().segment(), batch.location().length());
+                }
+            }
         }
         List<Long> perSlice =
                 LogScanner.forEachSlice(

@@ -5,6 +5,7 @@ import org.appendlog.statebackend.snapshot.CheckpointManifest;
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.StreamStateHandle;
 
 import java.io.IOException;
@@ -12,15 +13,28 @@ import java.io.InputStream;
 import java.util.HashMap;
 import java.util.Map;
 
-/** One restored checkpoint handle of the append-log backend: its manifest and its segments. */
+/**
+ * One restored checkpoint handle of the append-log backend: its manifest, its segments, and the
+ * key groups it speaks for.
+ */
 public final class RestoredCheckpoint {
 
     final CheckpointManifest manifest;
     final Map<String, StreamStateHandle> segments;
+    /**
+     * The key groups of the subtask that wrote the handle. Its batches may hold other key groups
+     * too (written before a rescale), which that subtask never updated: only the handle of their
+     * own subtask knows their state.
+     */
+    final KeyGroupRange keyGroups;
 
-    private RestoredCheckpoint(CheckpointManifest manifest, Map<String, StreamStateHandle> segments) {
+    private RestoredCheckpoint(
+            CheckpointManifest manifest,
+            Map<String, StreamStateHandle> segments,
+            KeyGroupRange keyGroups) {
         this.manifest = manifest;
         this.segments = segments;
+        this.keyGroups = keyGroups;
     }
 
     public CheckpointManifest manifest() {
@@ -29,6 +43,15 @@ public final class RestoredCheckpoint {
 
     public Map<String, StreamStateHandle> segments() {
         return segments;
+    }
+
+    /**
+     * Whether this handle alone does not speak for every key group of {@code owned} (several
+     * handles merged, or a subtask that had no state): the batches it lists may then hold stale
+     * records of {@code owned}'s other key groups, which no later checkpoint may list as its own.
+     */
+    public boolean speaksForLessThan(KeyGroupRange owned) {
+        return !keyGroups.getIntersection(owned).equals(owned);
     }
 
     /** True if the handle's meta data stream is an append-log manifest. */
@@ -56,6 +79,6 @@ public final class RestoredCheckpoint {
         for (HandleAndLocalPath h : handle.getPrivateState()) {
             segments.put(h.getLocalPath(), h.getHandle());
         }
-        return new RestoredCheckpoint(manifest, segments);
+        return new RestoredCheckpoint(manifest, segments, handle.getKeyGroupRange());
     }
 }
