@@ -15,6 +15,7 @@ import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.MetricGroup;
@@ -202,13 +203,17 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
             @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory,
             boolean allowFutureMetadataUpdates)
             throws Exception {
+        LoggedState<K> state = statesByName.get(stateDesc.getName());
+        // The serializers the log's records of this state were written with.
+        TypeSerializer<?> namespacesBefore =
+                state == null ? null : state.table().getNamespaceSerializer();
+        TypeSerializer<?> valuesBefore = state == null ? null : state.table().getStateSerializer();
         InternalKvState<K, N, SV> heapState =
                 heap.createOrUpdateInternalState(
                         namespaceSerializer,
                         stateDesc,
                         snapshotTransformFactory,
                         allowFutureMetadataUpdates);
-        LoggedState<K> state = statesByName.get(stateDesc.getName());
         if (state == null) {
             state =
                     LoggedState.track(
@@ -217,8 +222,27 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
             statesByName.put(stateDesc.getName(), state);
         } else {
             state.update(heapState);
+            if (!sameFormat(namespacesBefore, state.table().getNamespaceSerializer())
+                    || !sameFormat(valuesBefore, state.table().getStateSerializer())) {
+                // The heap migrated its objects, but the log still holds the old format, which
+                // the next manifest's serializers could not read.
+                snapshotStrategy.requireFullCheckpoint();
+            }
         }
         return (IS) state.tracked();
+    }
+
+    /** Whether {@code after} reads what {@code before} wrote as it is. */
+    @SuppressWarnings("unchecked")
+    private static boolean sameFormat(TypeSerializer<?> before, TypeSerializer<?> after) {
+        if (before == after) {
+            return true;
+        }
+        TypeSerializerSnapshot<Object> old =
+                (TypeSerializerSnapshot<Object>) before.snapshotConfiguration();
+        TypeSerializerSnapshot<Object> now =
+                (TypeSerializerSnapshot<Object>) after.snapshotConfiguration();
+        return now.resolveSchemaCompatibility(old).isCompatibleAsIs();
     }
 
     @Nonnull

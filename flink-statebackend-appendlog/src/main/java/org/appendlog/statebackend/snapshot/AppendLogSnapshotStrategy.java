@@ -670,6 +670,19 @@ public final class AppendLogSnapshotStrategy<K> {
         return false;
     }
 
+    /**
+     * The log holds records that the current serializers cannot read (a state was registered
+     * again with a serializer that needed migration): the next checkpoint appends every live
+     * entry, and only it or a later one ends that.
+     */
+    public void requireFullCheckpoint() {
+        synchronized (lock) {
+            needsFull = true;
+            // The next barrier sets it to its own id; no checkpoint taken before may end this.
+            lastFull = Long.MAX_VALUE;
+        }
+    }
+
     /** Whether a compaction pass could be offered now: none pending, no full checkpoint pending. */
     public boolean mayCompact() {
         synchronized (lock) {
