@@ -128,6 +128,12 @@ public final class BackendHarness implements AutoCloseable {
 
     /** Runs the synchronous part of checkpoint {@code id}; the future is its asynchronous part. */
     RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long id) throws Exception {
+        return snapshot(backend, id);
+    }
+
+    /** Runs the synchronous part of checkpoint {@code id} of {@code backend}, in memory. */
+    static RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
+            AppendLogKeyedStateBackend<?> backend, long id) throws Exception {
         return backend.snapshot(
                 id,
                 id,

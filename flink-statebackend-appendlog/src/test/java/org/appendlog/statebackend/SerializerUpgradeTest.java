@@ -3,14 +3,11 @@ package org.appendlog.statebackend;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.runtime.checkpoint.CheckpointOptions;
-import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
 import org.apache.flink.runtime.testutils.statemigration.TestType;
 
 import org.junit.jupiter.api.Test;
@@ -90,15 +87,11 @@ class SerializerUpgradeTest {
             AppendLogKeyedStateBackend<Integer> backend, SharedStateRegistry registry, long id)
             throws Exception {
         RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
-                backend.snapshot(
-                        id,
-                        id,
-                        new MemCheckpointStreamFactory(Integer.MAX_VALUE),
-                        CheckpointOptions.forCheckpointWithDefaultLocation());
+                BackendHarness.snapshot(backend, id);
         future.run();
         KeyedStateHandle handle = future.get().getJobManagerOwnedSnapshot();
         registry.registerAll(Collections.singletonList(handle), id);
         backend.notifyCheckpointComplete(id);
-        return (IncrementalRemoteKeyedStateHandle) handle;
+        return handle;
     }
 }

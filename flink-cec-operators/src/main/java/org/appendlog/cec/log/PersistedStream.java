@@ -72,16 +72,14 @@ public final class PersistedStream {
             out.flush();
             raw.sync();
         }
+        // A new number: no marker has the name yet.
         Path target = new Path(directory, name);
-        if (fs.exists(target)) {
-            fs.delete(target, false);
-        }
         if (!fs.rename(tmp, target)) {
             throw new IOException("Could not rename CEC commit marker " + tmp + " to " + target);
         }
-        List<Path> commits = commitMarkers(fs, directory);
-        for (int i = 0; i < commits.size() - COMMITS_KEPT; i++) {
-            fs.delete(commits.get(i), false);
+        // The new marker is the last; of the earlier ones, COMMITS_KEPT - 1 stay.
+        for (int i = 0; i < earlier.size() - (COMMITS_KEPT - 1); i++) {
+            fs.delete(earlier.get(i), false);
         }
         LOG.debug("Committed CEC stream {}: {}", directory, marker);
     }
