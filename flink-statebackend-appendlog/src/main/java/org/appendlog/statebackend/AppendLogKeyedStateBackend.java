@@ -11,6 +11,7 @@ import org.appendlog.statebackend.tracking.ChangeTracker;
 import org.appendlog.statebackend.tracking.LoggedState;
 import org.appendlog.statebackend.tracking.LoggedTimers;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.StateDescriptor;
@@ -151,6 +152,11 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
     void startFrom(List<BatchLocation> batches, boolean needsFull, long restoredBytes) {
         snapshotStrategy.startFrom(batches, needsFull);
         this.restoredBytes = restoredBytes;
+    }
+
+    @VisibleForTesting
+    ChangeTracker changeTracker() {
+        return tracker;
     }
 
     /** Record bytes that the restore of this backend read. */

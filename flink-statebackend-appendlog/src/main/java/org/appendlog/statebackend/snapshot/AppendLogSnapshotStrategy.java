@@ -202,28 +202,33 @@ public final class AppendLogSnapshotStrategy<K> {
 
         CapturedState.Mode mode = CapturedState.Mode.SAVEPOINT;
         Capture capture = null;
-        // A savepoint is no part of the chain: its changes stay for the next checkpoint. A full
-        // checkpoint's changes are captured and stay pending as an incremental one's do: if it
-        // fails, the next checkpoint carries them; once it completes, the next carries only what
-        // came after.
+        // A savepoint is no part of the chain: its changes stay for the next checkpoint.
         if (sharing != SharingFilesStrategy.NO_SHARING) {
             capture = captureChanges(checkpointId, names);
             boolean full;
             long changedBefore;
+            boolean lost;
             synchronized (lock) {
                 full = sharing == SharingFilesStrategy.FORWARD || needsFull;
                 changedBefore = pending.stream().mapToLong(c -> c.changed).sum();
+                lost = pending.stream().anyMatch(Capture::lostChanges);
             }
-            full = full || turnedOver(capture, changedBefore);
+            full = full || lost || turnedOver(capture, changedBefore) || lostChanges(capture);
             synchronized (lock) {
-                pending.add(capture);
                 // Until this or a later full checkpoint completes, every checkpoint is full: once
                 // a full checkpoint completes, the index follows its batch alone, which an
-                // incremental checkpoint building on an earlier chain would not contain.
+                // incremental checkpoint building on an earlier chain would not contain. So a
+                // full checkpoint's changes are never written: should it fail, the next one is
+                // full again.
                 if (full) {
                     needsFull = true;
                     lastFull = checkpointId;
+                } else {
+                    pending.add(capture);
                 }
+            }
+            if (full) {
+                capture.recycleLogged();
             }
             mode = full ? CapturedState.Mode.FULL : CapturedState.Mode.INCREMENTAL;
         }
@@ -264,6 +269,17 @@ public final class AppendLogSnapshotStrategy<K> {
                 changedBefore + capture.changed,
                 fullCheckpointRatio,
                 live);
+        return true;
+    }
+
+    private static boolean lostChanges(Capture capture) {
+        if (!capture.lostChanges()) {
+            return false;
+        }
+        LOG.info(
+                "Checkpoint {}: the changes logged since the last checkpoint were lost while"
+                        + " deduplicating them; it appends all live entries",
+                capture.checkpointId);
         return true;
     }
 
@@ -378,7 +394,7 @@ public final class AppendLogSnapshotStrategy<K> {
                     }
                     long start = System.nanoTime();
                     for (Capture c : toWrite) {
-                        c.materialize(lastBatchBytes);
+                        materialize(c);
                     }
                     BatchBuilder batch = merge(checkpointId, captured.stateNames, toWrite);
                     BatchLocation location = null;
@@ -466,6 +482,21 @@ public final class AppendLogSnapshotStrategy<K> {
                         privateState,
                         manifest,
                         appended + manifest.getStateSize()));
+    }
+
+    /**
+     * Builds a capture's records. Should its logged changes turn out lost, this checkpoint fails,
+     * and the next appends every live entry.
+     */
+    private void materialize(Capture capture) throws IOException {
+        try {
+            capture.materialize(lastBatchBytes);
+        } catch (IOException e) {
+            if (capture.lostChanges()) {
+                requireFullCheckpoint();
+            }
+            throw e;
+        }
     }
 
     /**
@@ -671,9 +702,9 @@ public final class AppendLogSnapshotStrategy<K> {
     }
 
     /**
-     * The log holds records that the current serializers cannot read (a state was registered
-     * again with a serializer that needed migration): the next checkpoint appends every live
-     * entry, and only it or a later one ends that.
+     * The next checkpoint appends every live entry, and only it or a later one ends that: the log
+     * holds records that the current serializers cannot read (a state was registered again with
+     * a serializer that needed migration), or changes were lost before reaching it.
      */
     public void requireFullCheckpoint() {
         synchronized (lock) {
@@ -709,7 +740,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 if (c.checkpointId <= checkpointId) {
                     it.remove();
                     if (!c.claimed) {
-                        // A full checkpoint's changes, never written: their buffers are reused.
+                        // Never written (no asynchronous phase took it up): the buffers are reused.
                         c.recycleLogged();
                     }
                 }

@@ -140,6 +140,14 @@ final class Capture {
     }
 
     /**
+     * Whether logged changes were lost (deduplicating them failed): only a checkpoint that
+     * appends every live entry can stand for them.
+     */
+    synchronized boolean lostChanges() {
+        return logged != null && logged.lostRecords();
+    }
+
+    /**
      * Returns the logged changes' buffers for reuse: once materialized, or when no checkpoint will
      * write them.
      */

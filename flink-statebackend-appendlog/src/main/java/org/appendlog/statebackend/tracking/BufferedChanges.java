@@ -2,10 +2,17 @@ package org.appendlog.statebackend.tracking;
 
 import org.appendlog.statebackend.log.KeyBytes;
 
+import org.apache.flink.util.ExceptionUtils;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
+import java.io.IOException;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 
 /**
  * The records that a {@link ChangeBuffer} takes between two barriers. The task thread hands over
@@ -13,8 +20,14 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * {@link #PARTITIONS} partitions by key group, each of which keeps the latest record of every
  * entry in a table small enough for the processor's cache ({@link ChangePartition}), comparing
  * encoded bytes, never objects. Read once, in the asynchronous phase: {@link #forEachLatest}.
+ *
+ * <p>Should sorting fail (the background thread runs out of memory growing a table), the records
+ * are {@linkplain #lostRecords() lost}: the heap still holds every write, so the checkpoint
+ * appends all live entries instead of these changes.
  */
 public final class BufferedChanges {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BufferedChanges.class);
 
     /** Key groups are spread over this many partitions (key group modulo), deduplicated apart. */
     static final int PARTITIONS = 64;
@@ -41,6 +54,8 @@ public final class BufferedChanges {
     // Guarded by this: whoever holds the lock catches up, in the order the chunks were filled.
     /** Taken when the first chunk is sorted: the background thread grows any new tables. */
     @Nullable private ChangePartition[] partitions;
+    /** Why records were lost, if they were: nothing of them can be written any more. */
+    @Nullable private volatile Throwable lost;
 
     BufferedChanges(ChangeBuffer owner) {
         this.owner = owner;
@@ -58,29 +73,66 @@ public final class BufferedChanges {
 
     /** Sorts the chunks handed over so far into the partitions; the chunks go back for reuse. */
     synchronized void catchUp() {
-        Chunk chunk;
-        while ((chunk = filled.poll()) != null) {
-            if (partitions == null) {
-                partitions = new ChangePartition[PARTITIONS];
-                for (int i = 0; i < PARTITIONS; i++) {
-                    partitions[i] = owner.emptyPartition();
-                }
-            }
-            byte[] bytes = chunk.bytes;
-            int at = 0;
-            while (at < chunk.used) {
-                int length = recordLength(bytes, at);
-                partitions[keyGroup(bytes, at) % PARTITIONS].append(bytes, at, length);
-                at += length;
-            }
-            owner.recycle(bytes);
-            int entries = 0;
-            for (ChangePartition partition : partitions) {
-                entries += partition.entriesAtMost();
-            }
-            sortedEntriesAtMost = entries;
-            sortedRecords += chunk.records;
+        if (lost != null) {
+            recycleFilled();
+            return;
         }
+        try {
+            Chunk chunk;
+            while ((chunk = filled.poll()) != null) {
+                sort(chunk);
+            }
+        } catch (Throwable t) {
+            lose(t);
+            ExceptionUtils.rethrowIfFatalError(t);
+        }
+    }
+
+    private void sort(Chunk chunk) {
+        if (partitions == null) {
+            partitions = new ChangePartition[PARTITIONS];
+            for (int i = 0; i < PARTITIONS; i++) {
+                partitions[i] = owner.emptyPartition();
+            }
+        }
+        byte[] bytes = chunk.bytes;
+        int at = 0;
+        while (at < chunk.used) {
+            int length = recordLength(bytes, at);
+            partitions[keyGroup(bytes, at) % PARTITIONS].append(bytes, at, length);
+            at += length;
+        }
+        owner.recycle(bytes);
+        int entries = 0;
+        for (ChangePartition partition : partitions) {
+            entries += partition.entriesAtMost();
+        }
+        sortedEntriesAtMost = entries;
+        sortedRecords += chunk.records;
+    }
+
+    /**
+     * Gives the records up: {@code cause} lost some of them. The partitions, perhaps half
+     * updated, are not reused.
+     */
+    synchronized void lose(Throwable cause) {
+        if (lost != null) {
+            return;
+        }
+        lost = cause;
+        partitions = null;
+        recycleFilled();
+        LOG.warn(
+                "Lost the {} state changes buffered in this checkpoint interval while"
+                        + " deduplicating them; the heap holds them all the same, so the"
+                        + " checkpoint that takes them appends every live entry instead",
+                records,
+                cause);
+    }
+
+    /** Whether records were lost: the checkpoint must append all live entries instead. */
+    public boolean lostRecords() {
+        return lost != null;
     }
 
     /**
@@ -96,35 +148,49 @@ public final class BufferedChanges {
 
     /**
      * How many distinct entries the records hold: sorts and deduplicates what the background
-     * thread has not yet, on the calling thread. After the last record was handed over.
+     * thread has not yet, on the calling thread. After the last record was handed over. None, if
+     * records were lost.
      */
     public synchronized long distinctCount() {
-        catchUp();
-        long count = 0;
-        if (partitions != null) {
-            for (ChangePartition partition : partitions) {
-                count += partition.countEntries();
-            }
-        }
-        return count;
+        long[] count = {0};
+        forEachPartition(partition -> count[0] += partition.countEntries());
+        return lost == null ? count[0] : 0;
     }
 
-    /** Visits the latest record of every entry, partition by partition, chunk by chunk. */
-    public synchronized void forEachLatest(RecordVisitor visitor) {
+    /**
+     * Visits the latest record of every entry, partition by partition, chunk by chunk.
+     *
+     * @throws IOException if records were lost, now (a failure of the visitor too) or before
+     */
+    public synchronized void forEachLatest(RecordVisitor visitor) throws IOException {
+        forEachPartition(partition -> partition.forEachLatest(visitor));
+        if (lost != null) {
+            throw new IOException(
+                    "The state changes buffered in this checkpoint interval were lost while"
+                            + " deduplicating them",
+                    lost);
+        }
+    }
+
+    /** Catches up, then visits the partitions, unless records were lost, now or before. */
+    private void forEachPartition(Consumer<ChangePartition> action) {
         catchUp();
-        if (partitions != null) {
+        if (lost != null || partitions == null) {
+            return;
+        }
+        try {
             for (ChangePartition partition : partitions) {
-                partition.forEachLatest(visitor);
+                action.accept(partition);
             }
+        } catch (Throwable t) {
+            lose(t);
+            ExceptionUtils.rethrowIfFatalError(t);
         }
     }
 
     /** Returns the chunks and partitions to the buffer for reuse; no reads after this. */
     public synchronized void recycle() {
-        Chunk chunk;
-        while ((chunk = filled.poll()) != null) {
-            owner.recycle(chunk.bytes);
-        }
+        recycleFilled();
         if (partitions != null) {
             for (ChangePartition partition : partitions) {
                 if (partition.recycle()) {
@@ -132,6 +198,13 @@ public final class BufferedChanges {
                 }
             }
             partitions = null;
+        }
+    }
+
+    private void recycleFilled() {
+        Chunk chunk;
+        while ((chunk = filled.poll()) != null) {
+            owner.recycle(chunk.bytes);
         }
     }
 

@@ -154,7 +154,12 @@ public final class ChangeBuffer {
         long before = bytes;
         long start = System.nanoTime();
         BufferedChanges all = drain();
-        all.forEachLatest(this::append);
+        try {
+            all.forEachLatest(this::append);
+        } catch (IOException e) {
+            // The writes since the last checkpoint are gone from the buffer, not from the heap.
+            changes.lose(e.getCause());
+        }
         all.recycle();
         boolean grow = bytes > limitBytes / 2;
         // This holds up the task thread: worth a line in the log, with the bound it leads to.

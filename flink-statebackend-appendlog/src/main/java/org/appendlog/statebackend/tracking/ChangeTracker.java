@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.tracking;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.InternalKeyContext;
 
@@ -81,6 +82,11 @@ public final class ChangeTracker {
     /** Hands over the logged writes and starts a new, empty buffer. */
     public BufferedChanges drainLogged() {
         return buffer.drain();
+    }
+
+    @VisibleForTesting
+    ChangeBuffer buffer() {
+        return buffer;
     }
 
     /** Marked entries and logged writes since the last capture. */

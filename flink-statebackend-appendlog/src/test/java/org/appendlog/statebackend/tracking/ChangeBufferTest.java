@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The change buffer keeps exactly the latest write of every entry, across chunks and in-place deduplication. */
 class ChangeBufferTest {
@@ -94,6 +95,46 @@ class ChangeBufferTest {
         for (int round = 0; round < 3; round++) {
             assertLatestKept(buffer, 300_000 + round, 500, true);
         }
+    }
+
+    /**
+     * Sorting a chunk fails on the background thread: the interval's records are lost, and say so
+     * when read; the next interval's are whole.
+     */
+    @Test
+    void aFailureInTheBackgroundLosesTheIntervalNotTheBuffer() throws Exception {
+        ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
+        buffer.write(0, 1, 1, VoidNamespace.INSTANCE, "before", KEYS, NAMESPACES, VALUES);
+        ChangeBufferFaults.appendMalformedRecord(buffer);
+        for (int key = 0; key < 10_000; key++) {
+            buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, "after", KEYS, NAMESPACES, VALUES);
+        }
+        deduplicator.submit(() -> {}).get(); // the chunks handed over are sorted
+        BufferedChanges drained = buffer.drain();
+        assertThat(drained.lostRecords()).as("found by the background thread").isTrue();
+        assertThat(drained.distinctCount()).isZero();
+        assertThatThrownBy(() -> drained.forEachLatest((bytes, at, length) -> {}))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("lost")
+                .hasCauseInstanceOf(ArrayIndexOutOfBoundsException.class);
+        drained.recycle();
+        assertLatestKept(buffer, 100_000);
+    }
+
+    /** Deduplicating in place, on the task thread, fails: likewise. */
+    @Test
+    void aFailureWhileDeduplicatingInPlaceLosesTheIntervalNotTheBuffer() throws IOException {
+        ChangeBuffer buffer = new ChangeBuffer(1L << 16, task -> {});
+        ChangeBufferFaults.appendMalformedRecord(buffer);
+        for (int key = 0; key < 10_000; key++) {
+            buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, "v", KEYS, NAMESPACES, VALUES);
+        }
+        BufferedChanges drained = buffer.drain();
+        assertThat(drained.lostRecords()).isTrue();
+        assertThatThrownBy(() -> drained.forEachLatest((bytes, at, length) -> {}))
+                .isInstanceOf(IOException.class);
+        drained.recycle();
+        assertLatestKept(buffer, 100_000);
     }
 
     private static void assertLatestKept(ChangeBuffer buffer, int writes) throws IOException {

@@ -1,0 +1,91 @@
+package org.appendlog.statebackend;
+
+import org.appendlog.statebackend.tracking.ChangeBufferFaults;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
+import org.apache.flink.runtime.state.SnapshotResult;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RunnableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Deduplicating the logged writes fails (out of memory, say): the heap still holds every write,
+ * so a checkpoint that appends all live entries stands in for the lost changes, and no restore
+ * misses one.
+ */
+class LostChangesTest {
+
+    private static final int KEYS = 1_000;
+
+    @TempDir Path logDir;
+
+    /** The barrier counts the changes, and finds them lost: that checkpoint is full. */
+    @Test
+    void changesFoundLostAtTheBarrierMakeThatCheckpointFull() throws Exception {
+        AppendLogStateBackend stateBackend = backend();
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle second;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            putAll(harness, 1);
+            harness.checkpoint(1);
+            // As many changes as live entries and one: the barrier counts them exactly.
+            putAll(harness, 2);
+            ChangeBufferFaults.appendMalformedRecord(harness.backend.changeTracker());
+            second = harness.checkpoint(2);
+            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+        }
+        BackendHarness.assertRestores(stateBackend, registry, second, KEYS, key -> 2L);
+    }
+
+    /**
+     * The loss shows only in the asynchronous phase: that checkpoint fails, saying why, and the
+     * next is full.
+     */
+    @Test
+    void changesFoundLostWhenWrittenFailTheCheckpointAndTheNextIsFull() throws Exception {
+        AppendLogStateBackend stateBackend = backend();
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle third;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            putAll(harness, 1);
+            harness.checkpoint(1);
+            harness.put(6, 2L);
+            ChangeBufferFaults.appendMalformedRecord(harness.backend.changeTracker());
+            harness.put(7, 2L);
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> failing = harness.snapshot(2);
+            failing.run();
+            assertThatThrownBy(failing::get)
+                    .isInstanceOf(ExecutionException.class)
+                    .hasStackTraceContaining("lost while deduplicating");
+            harness.backend.notifyCheckpointAborted(2);
+            harness.put(8, 3L);
+            third = harness.checkpoint(3);
+            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+        }
+        BackendHarness.assertRestores(
+                stateBackend, registry, third, KEYS, key -> key == 6 || key == 7 ? 2L : key == 8 ? 3L : 1L);
+    }
+
+    private static void putAll(BackendHarness harness, long value) throws Exception {
+        for (int key = 0; key < KEYS; key++) {
+            harness.put(key, value);
+        }
+    }
+
+    private AppendLogStateBackend backend() {
+        Configuration config = new Configuration();
+        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
+        config.set(AppendLogOptions.COMPACTION_ENABLED, false);
+        return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+    }
+}
