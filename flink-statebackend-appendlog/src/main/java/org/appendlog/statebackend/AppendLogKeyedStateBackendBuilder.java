@@ -129,13 +129,18 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                 throw new BackendBuildingException(
                         "Cannot restore appendlog checkpoints and other formats together");
             }
-            List<StateMetaInfoSnapshot> restoredMeta = new ArrayList<>();
+            List<List<StateMetaInfoSnapshot>> metaOfHandles = new ArrayList<>();
             if (!checkpoints.isEmpty()) {
                 checkKeySerializer(checkpoints.get(0).manifest().metadata());
-                restoredMeta.addAll(mergedMeta(checkpoints));
-            } else if (!flinkFormat.isEmpty()) {
-                restoredMeta.addAll(readFlinkFormatMeta((KeyGroupsStateHandle) flinkFormat.get(0)));
+                for (RestoredCheckpoint checkpoint : checkpoints) {
+                    metaOfHandles.add(
+                            checkpoint.manifest().metadata().getStateMetaInfoSnapshots());
+                }
             }
+            for (KeyedStateHandle handle : flinkFormat) {
+                metaOfHandles.add(readFlinkFormatMeta((KeyGroupsStateHandle) handle));
+            }
+            List<StateMetaInfoSnapshot> restoredMeta = mergedMeta(metaOfHandles);
 
             heap =
                     new HeapKeyedStateBackendBuilder<>(
@@ -304,12 +309,15 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
         }
     }
 
-    /** The states of all restored handles (rescaling restores several), each once. */
-    private static List<StateMetaInfoSnapshot> mergedMeta(List<RestoredCheckpoint> checkpoints) {
+    /**
+     * The states of all restored handles, each once: after rescaling, a state that only some of
+     * the old subtasks registered is in their handles alone.
+     */
+    private static List<StateMetaInfoSnapshot> mergedMeta(
+            List<List<StateMetaInfoSnapshot>> metaOfHandles) {
         Map<String, StateMetaInfoSnapshot> byName = new LinkedHashMap<>();
-        for (RestoredCheckpoint checkpoint : checkpoints) {
-            for (StateMetaInfoSnapshot meta :
-                    checkpoint.manifest().metadata().getStateMetaInfoSnapshots()) {
+        for (List<StateMetaInfoSnapshot> metaOfHandle : metaOfHandles) {
+            for (StateMetaInfoSnapshot meta : metaOfHandle) {
                 byName.putIfAbsent(meta.getBackendStateType() + "/" + meta.getName(), meta);
             }
         }

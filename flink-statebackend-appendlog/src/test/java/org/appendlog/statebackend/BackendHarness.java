@@ -90,21 +90,26 @@ public final class BackendHarness implements AutoCloseable {
             Collection<KeyedStateHandle> handles,
             KeyGroupRange keyGroups)
             throws IOException {
-        Environment env = new MockEnvironmentBuilder().setJobID(JOB).build();
         return (AppendLogKeyedStateBackend<Integer>)
-                stateBackend.createKeyedStateBackend(
-                        new KeyedStateBackendParametersImpl<>(
-                                env,
-                                JOB,
-                                "counter",
-                                IntSerializer.INSTANCE,
-                                MAX_PARALLELISM,
-                                keyGroups,
-                                env.getTaskKvStateRegistry(),
-                                TtlTimeProvider.DEFAULT,
-                                new UnregisteredMetricsGroup(),
-                                handles,
-                                new CloseableRegistry()));
+                stateBackend.createKeyedStateBackend(parameters(handles, keyGroups));
+    }
+
+    /** What a task of the harness's job passes to any state backend to build a keyed backend. */
+    static KeyedStateBackendParametersImpl<Integer> parameters(
+            Collection<KeyedStateHandle> handles, KeyGroupRange keyGroups) {
+        Environment env = new MockEnvironmentBuilder().setJobID(JOB).build();
+        return new KeyedStateBackendParametersImpl<>(
+                env,
+                JOB,
+                "counter",
+                IntSerializer.INSTANCE,
+                MAX_PARALLELISM,
+                keyGroups,
+                env.getTaskKvStateRegistry(),
+                TtlTimeProvider.DEFAULT,
+                new UnregisteredMetricsGroup(),
+                handles,
+                new CloseableRegistry());
     }
 
     public static SharedStateRegistry newRegistry() {
