@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.tracking;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
@@ -196,6 +197,12 @@ public final class ChangeBuffer {
     /** An emptied partition, for a later interval; dropped if enough are kept already. */
     void reuse(ChangePartition emptied) {
         spentPartitions.offer(emptied);
+    }
+
+    /** Bytes that the partitions kept for reuse hold. */
+    @VisibleForTesting
+    long retainedPartitionBytes() {
+        return spentPartitions.stream().mapToLong(ChangePartition::retainedBytes).sum();
     }
 
     /** Records written since the last capture (before deduplication). */

@@ -27,6 +27,7 @@ import java.util.Arrays;
 final class ChangePartition {
 
     private static final int INITIAL_SLOTS = 1 << 12;
+    private static final int INITIAL_ARENA_BYTES = INITIAL_SLOTS * 16;
     /**
      * Intervals in a row that may leave the table mostly empty before it is dropped: loads that
      * come and go (window state: a window's writes, then its removals) keep their tables.
@@ -40,11 +41,11 @@ final class ChangePartition {
     private int entries;
     private int[] recordAt = new int[INITIAL_SLOTS / 2];
     private int[] recordLength = new int[INITIAL_SLOTS / 2];
-    private byte[] arena = new byte[INITIAL_SLOTS * 16];
+    private byte[] arena = new byte[INITIAL_ARENA_BYTES];
     private int arenaUsed;
     /** Bytes of records that later ones of other lengths replaced. */
     private int arenaGarbage;
-    /** Intervals in a row that used less than an eighth of the table. */
+    /** Intervals in a row that used less than an eighth of the table or of the arena. */
     private int sparseIntervals;
 
     /** @param owner lends the chunks, and takes them back */
@@ -168,6 +169,13 @@ final class ChangePartition {
         arenaGarbage = 0;
     }
 
+    /** Bytes of the table and the arena, which a reused partition keeps. */
+    long retainedBytes() {
+        return (long) slots.length * Long.BYTES
+                + (long) recordAt.length * 2 * Integer.BYTES
+                + arena.length;
+    }
+
     /**
      * Distinct entries at most: those in the table, and each record not in it yet counted as one.
      */
@@ -190,17 +198,20 @@ final class ChangePartition {
     }
 
     /**
-     * Hands the chunk back and empties the partition. Returns whether its table is worth reusing
-     * for a later interval: not once several intervals in a row left it mostly empty, so that a
-     * burst of writes does not pin a large table for good.
+     * Hands the chunk back and empties the partition. Returns whether its table and arena are
+     * worth reusing for a later interval: not once several intervals in a row left either mostly
+     * empty, so that a burst of writes, or of large values, does not pin them for good.
      */
     boolean recycle() {
         Chunk open = chunk.close(owner::recycle);
         if (open != null) {
             owner.recycle(open.bytes);
         }
-        sparseIntervals = entries < slots.length / 8 ? sparseIntervals + 1 : 0;
-        boolean reusable = slots.length == INITIAL_SLOTS || sparseIntervals < SPARSE_INTERVALS_KEPT;
+        boolean sparse = entries < slots.length / 8 || arenaUsed < arena.length / 8;
+        sparseIntervals = sparse ? sparseIntervals + 1 : 0;
+        boolean reusable =
+                (slots.length == INITIAL_SLOTS && arena.length == INITIAL_ARENA_BYTES)
+                        || sparseIntervals < SPARSE_INTERVALS_KEPT;
         Arrays.fill(slots, 0L);
         entries = 0;
         arenaUsed = 0;

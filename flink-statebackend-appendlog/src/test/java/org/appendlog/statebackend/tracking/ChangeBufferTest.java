@@ -98,6 +98,34 @@ class ChangeBufferTest {
     }
 
     /**
+     * One interval writes a large value to every partition: their arenas grow to hold them, and
+     * are let go after a few intervals of small writes, not kept for reuse for good.
+     */
+    @Test
+    void aBurstOfLargeValuesDoesNotPinTheArenas() throws IOException {
+        ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
+        String large = "x".repeat(1 << 20);
+        writeAndDrain(buffer, BufferedChanges.PARTITIONS, large);
+        assertThat(buffer.retainedPartitionBytes())
+                .isGreaterThan((long) BufferedChanges.PARTITIONS << 20);
+        for (int interval = 0; interval < 3; interval++) {
+            writeAndDrain(buffer, 1_000, "small");
+        }
+        assertThat(buffer.retainedPartitionBytes()).isLessThan(16L << 20);
+    }
+
+    /** Writes {@code value} to keys 0 to {@code keys - 1}, each in key group key % 128; drains. */
+    private static void writeAndDrain(ChangeBuffer buffer, int keys, String value)
+            throws IOException {
+        for (int key = 0; key < keys; key++) {
+            buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, value, KEYS, NAMESPACES, VALUES);
+        }
+        BufferedChanges drained = buffer.drain();
+        assertThat(drained.distinctCount()).isEqualTo(keys);
+        drained.recycle();
+    }
+
+    /**
      * Sorting a chunk fails on the background thread: the interval's records are lost, and say so
      * when read; the next interval's are whole.
      */
