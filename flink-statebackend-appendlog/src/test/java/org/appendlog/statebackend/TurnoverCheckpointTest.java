@@ -1,5 +1,7 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.snapshot.AppendLogSnapshotStrategy;
+
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -24,6 +26,7 @@ class TurnoverCheckpointTest {
 
     private static final int FIRST_KEYS = 10_000;
     private static final int NEW_KEYS = 5_000;
+    private static final int WINDOW = 1_000;
 
     @TempDir Path logDir;
 
@@ -184,6 +187,69 @@ class TurnoverCheckpointTest {
             assertThat(harness.backend.index().liveBytes())
                     .isLessThan(harness.backend.index().totalBytes() / 4);
         }
+    }
+
+    /**
+     * Windows that turn over at every checkpoint: after three such checkpoints in a row, writes
+     * are no longer tracked (every checkpoint is full anyway) and each checkpoint still restores
+     * exactly; once the windows stop turning over, a tracked interval finds out, and checkpoints
+     * are incremental again.
+     */
+    @Test
+    void aStateThatKeepsTurningOverIsNotTrackedUntilItSettles() throws Exception {
+        AppendLogStateBackend stateBackend = backend(1.0);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        long id = 1;
+        int window = 0;
+        long windowWritten;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            writeWindow(harness, window, id);
+            harness.checkpoint(id);
+            for (int turnover = 1; turnover <= AppendLogSnapshotStrategy.TURNOVERS_TO_PAUSE; turnover++) {
+                assertThat(harness.backend.changeTracker().isPaused()).isFalse();
+                writeWindow(harness, window += WINDOW, ++id);
+                harness.checkpoint(id);
+            }
+            assertThat(harness.backend.fullBatches())
+                    .isEqualTo(AppendLogSnapshotStrategy.TURNOVERS_TO_PAUSE);
+            // Untracked: the window's writes leave nothing to capture, and restore all the same.
+            writeWindow(harness, window += WINDOW, ++id);
+            assertThat(harness.backend.changeTracker().size()).isZero();
+            last = harness.checkpoint(id);
+            assertRestores(stateBackend, registry, last, windowOf(window, id, -1, 0));
+            windowWritten = id;
+            // Settled: one key of the window changes per interval.
+            long firstIncremental = -1;
+            for (int interval = 0;
+                    interval <= AppendLogSnapshotStrategy.PAUSED_INTERVALS_PER_PROBE + 1;
+                    interval++) {
+                long fullBefore = harness.backend.fullBatches();
+                harness.put(window, ++id);
+                last = harness.checkpoint(id);
+                if (firstIncremental < 0 && harness.backend.fullBatches() == fullBefore) {
+                    firstIncremental = id;
+                }
+            }
+            assertThat(firstIncremental).as("an incremental checkpoint after settling").isPositive();
+            assertThat(harness.backend.changeTracker().isPaused()).isFalse();
+        }
+        assertRestores(stateBackend, registry, last, windowOf(window, windowWritten, window, id));
+    }
+
+    /** Removes the window before {@code first} and writes keys {@code first} on as {@code value}. */
+    private static void writeWindow(BackendHarness harness, int first, long value) throws Exception {
+        for (int key = Math.max(0, first - WINDOW); key < first; key++) {
+            harness.remove(key);
+        }
+        for (int key = first; key < first + WINDOW; key++) {
+            harness.put(key, value);
+        }
+    }
+
+    /** The window of keys {@code first} on holding {@code value}, but {@code key} {@code keyValue}. */
+    private static IntFunction<Long> windowOf(int first, long value, int key, long keyValue) {
+        return k -> k < first || k >= first + WINDOW ? null : k == key ? keyValue : value;
     }
 
     /** Every entry removed: the checkpoint appends an empty batch, and restores to nothing. */

@@ -69,6 +69,11 @@ public final class AppendLogSnapshotStrategy<K> {
 
     private static final Logger LOG = LoggerFactory.getLogger(AppendLogSnapshotStrategy.class);
 
+    /** Barriers in a row that find the state turned over before tracking pauses. */
+    public static final int TURNOVERS_TO_PAUSE = 3;
+    /** Untracked intervals after which one is tracked again, to find out if the state settled. */
+    public static final int PAUSED_INTERVALS_PER_PROBE = 8;
+
     private final UUID backendId;
     private final KeyGroupRange keyGroupRange;
     private final TypeSerializer<K> keySerializer;
@@ -114,6 +119,10 @@ public final class AppendLogSnapshotStrategy<K> {
     private int[] lastBatchBytes;
     /** The size of the last checkpoint's timers, likewise. */
     private volatile int lastTimerBytes;
+    /** Barriers in a row that found the state turned over; task thread. */
+    private int turnoversInARow;
+    /** Intervals since tracking paused or was last probed; task thread. */
+    private int pausedIntervals;
     /** A compaction result that no completed checkpoint has taken up yet. */
     private CompactionResult pendingCompaction;
     /**
@@ -204,16 +213,20 @@ public final class AppendLogSnapshotStrategy<K> {
         Capture capture = null;
         // A savepoint is no part of the chain: its changes stay for the next checkpoint.
         if (sharing != SharingFilesStrategy.NO_SHARING) {
+            boolean untracked = tracker.isPaused();
             capture = captureChanges(checkpointId, names);
-            boolean full;
+            boolean forced;
             long changedBefore;
             boolean lost;
             synchronized (lock) {
-                full = sharing == SharingFilesStrategy.FORWARD || needsFull;
+                forced = sharing == SharingFilesStrategy.FORWARD || needsFull;
                 changedBefore = pending.stream().mapToLong(c -> c.changed).sum();
                 lost = pending.stream().anyMatch(Capture::lostChanges);
             }
-            full = full || lost || turnedOver(capture, changedBefore) || lostChanges(capture);
+            boolean turnover =
+                    !forced && !untracked && !lost && turnedOver(capture, changedBefore);
+            boolean full = forced || untracked || lost || turnover || lostChanges(capture);
+            adjustTracking(checkpointId, untracked, forced, turnover);
             synchronized (lock) {
                 // Until this or a later full checkpoint completes, every checkpoint is full: once
                 // a full checkpoint completes, the index follows its batch alone, which an
@@ -270,6 +283,41 @@ public final class AppendLogSnapshotStrategy<K> {
                 fullCheckpointRatio,
                 live);
         return true;
+    }
+
+    /**
+     * Pauses tracking once {@link #TURNOVERS_TO_PAUSE} barriers in a row found the state turned
+     * over (TopK's windows: every checkpoint was full, and logging each write cost the task for
+     * nothing), and tracks one interval of every {@link #PAUSED_INTERVALS_PER_PROBE}, whose barrier
+     * finds out whether the state still turns over. A barrier whose checkpoint was full anyway
+     * (the last full one had not completed) judges nothing.
+     */
+    private void adjustTracking(
+            long checkpointId, boolean untracked, boolean forced, boolean turnover) {
+        if (untracked) {
+            if (++pausedIntervals >= PAUSED_INTERVALS_PER_PROBE) {
+                pausedIntervals = 0;
+                tracker.setPaused(false);
+            }
+        } else if (turnover) {
+            if (++turnoversInARow == TURNOVERS_TO_PAUSE) {
+                LOG.info(
+                        "Checkpoint {}: the state turned over at {} checkpoints in a row; changes"
+                                + " are not tracked, and checkpoints append all live entries, until"
+                                + " the state settles (tracked for one interval in {})",
+                        checkpointId,
+                        TURNOVERS_TO_PAUSE,
+                        PAUSED_INTERVALS_PER_PROBE);
+            }
+            tracker.setPaused(turnoversInARow >= TURNOVERS_TO_PAUSE);
+        } else if (!forced) {
+            if (turnoversInARow >= TURNOVERS_TO_PAUSE) {
+                LOG.info(
+                        "Checkpoint {}: the state no longer turns over; changes are tracked again",
+                        checkpointId);
+            }
+            turnoversInARow = 0;
+        }
     }
 
     private static boolean lostChanges(Capture capture) {

@@ -24,6 +24,11 @@ public final class ChangeTracker {
     private final ChangeBuffer buffer;
     private Set<EntryRef> marked = new HashSet<>();
     private EntryRef lastMarked;
+    /**
+     * Nothing is tracked while the state keeps turning over between checkpoints: every
+     * checkpoint appends all live entries then, and would throw the tracked changes away.
+     */
+    private boolean paused;
 
     /**
      * @param deduplicator deduplicates the logged writes off the task thread, as they accumulate
@@ -36,6 +41,9 @@ public final class ChangeTracker {
 
     /** Marks the entry of the current key under {@code namespace} in state {@code stateId}. */
     public void markCurrentKey(int stateId, Object namespace) {
+        if (paused) {
+            return;
+        }
         Object key = keyContext.getCurrentKey();
         if (lastMarked == null || !lastMarked.sameAs(stateId, key, namespace)) {
             lastMarked =
@@ -45,7 +53,9 @@ public final class ChangeTracker {
     }
 
     public void mark(EntryRef entry) {
-        marked.add(entry);
+        if (!paused) {
+            marked.add(entry);
+        }
     }
 
     /** Logs the new, immutable value (null: removal) of an entry. */
@@ -60,6 +70,9 @@ public final class ChangeTracker {
             TypeSerializer<?> namespaceSerializer,
             TypeSerializer<?> valueSerializer)
             throws IOException {
+        if (paused) {
+            return;
+        }
         buffer.write(
                 stateId,
                 keyGroup,
@@ -69,6 +82,20 @@ public final class ChangeTracker {
                 (TypeSerializer<Object>) keySerializer,
                 (TypeSerializer<Object>) namespaceSerializer,
                 (TypeSerializer<Object>) valueSerializer);
+    }
+
+    /**
+     * Stops or resumes tracking, at a barrier, right after {@link #drainMarked} and {@link
+     * #drainLogged}: a checkpoint that ends an interval without tracking must append all live
+     * entries.
+     */
+    public void setPaused(boolean paused) {
+        this.paused = paused;
+    }
+
+    /** Whether the changes since the last barrier went untracked. */
+    public boolean isPaused() {
+        return paused;
     }
 
     /** Hands over the marked entries and starts a new, empty set. */
