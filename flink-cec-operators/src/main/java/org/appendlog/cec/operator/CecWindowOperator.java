@@ -7,6 +7,7 @@ import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecRecordSerializer;
 import org.appendlog.cec.log.CommitMarker;
 import org.appendlog.cec.log.LogWriter;
+import org.appendlog.cec.log.OwnerMarker;
 import org.appendlog.cec.log.PersistedStream;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
@@ -152,6 +153,9 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                                 new ListStateDescriptor<>(
                                         STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
 
+        fs.mkdirs(directory);
+        claimDirectory();
+
         CheckpointedPosition restored = null;
         if (context.isRestored()) {
             for (byte[] bytes : positionState.get()) {
@@ -182,6 +186,18 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         }
     }
 
+    /** Fails if another operator writes the same directory: the two would commit over each other. */
+    private void claimDirectory() throws IOException {
+        OwnerMarker self = new OwnerMarker(getOperatorID().toHexString(), getOperatorConfig().getOperatorName());
+        List<OwnerMarker> others = OwnerMarker.claim(fs, directory, self);
+        if (!others.isEmpty()) {
+            throw new IllegalStateException(
+                    "CEC log directory " + directory + " is written by " + others.get(0) + " and by " + self
+                            + ": both are configured with '" + CecConfigOptions.LOG_PATH.key() + "' = "
+                            + options.logPath() + ". Give each CEC operator its own directory.");
+        }
+    }
+
     private void startNewStream() throws IOException {
         Optional<CommitMarker> earlier = PersistedStream.latestCommit(fs, directory);
         if (earlier.isPresent()) {
@@ -198,7 +214,6 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                     "CEC operator '{}' restarts without restored state although {} holds {}; starting a new chain",
                     getOperatorName(), directory, earlier.get());
         }
-        fs.mkdirs(directory);
         log = new LogWriter(
                 fs, directory, subtaskIndex(), 0L, null, options.segmentBytes(), options.indexIntervalBytes());
     }
