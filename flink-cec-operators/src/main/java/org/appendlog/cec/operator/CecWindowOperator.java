@@ -15,6 +15,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -23,6 +24,7 @@ import org.apache.flink.metrics.Histogram;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -485,10 +487,22 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     public void finish() throws Exception {
         super.finish();
         log.sync();
-        if (!getRuntimeContext().isCheckpointingEnabled()) {
-            // Without checkpoints nothing else commits the stream; it is complete at end of input.
+        if (!finalCheckpointFollows()) {
+            // No checkpoint will commit what was written since the last one; the stream is complete at
+            // end of input. A late completion of an earlier checkpoint must not commit a shorter stream.
+            pendingCommits.clear();
             PersistedStream.commit(fs, directory, new CommitMarker(Long.MAX_VALUE, log.position(), jobId()));
         }
+    }
+
+    /**
+     * Whether a checkpoint follows {@link #finish()} and commits the rest of the stream: decided as
+     * Flink's {@code StreamTask} decides whether to wait for a final checkpoint.
+     */
+    private boolean finalCheckpointFollows() {
+        StreamConfig config = getOperatorConfig();
+        return config.isCheckpointingEnabled()
+                && config.getConfiguration().get(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH);
     }
 
     @Override
