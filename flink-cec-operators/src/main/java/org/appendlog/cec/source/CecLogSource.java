@@ -76,8 +76,8 @@ public final class CecLogSource<K, W, ACC, OUT>
     }
 
     /**
-     * Called by Flink when the source becomes part of a job graph, with the job's configuration:
-     * the same call that gives the job's output serializers their Kryo registrations.
+     * Called by Flink while it builds the job graph, with the job's {@code ExecutionConfig}, from
+     * which it also builds the job's network serializers.
      */
     @Override
     public void setOutputType(TypeInformation<CecRecord<K, W, ACC, OUT>> outTypeInfo, ExecutionConfig executionConfig) {
