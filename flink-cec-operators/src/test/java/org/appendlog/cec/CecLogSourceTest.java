@@ -5,6 +5,8 @@ import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecRecordSerializer;
+import org.appendlog.cec.api.CecRecordTypeInfo;
+import org.appendlog.cec.api.CecWindows;
 import org.appendlog.cec.log.ForwardLogReader;
 import org.appendlog.cec.log.LogPosition;
 import org.appendlog.cec.log.LogRecord;
@@ -12,9 +14,12 @@ import org.appendlog.cec.log.PersistedStream;
 import org.appendlog.cec.source.CecLogSource;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.typeutils.GenericTypeInfo;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
@@ -26,6 +31,10 @@ import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -135,6 +144,92 @@ class CecLogSourceTest {
                         .hasStackTraceContaining("already holds a committed stream")
                         .hasStackTraceContaining("subtask-0000");
             }
+        }
+    }
+
+    @Test
+    void readsBackWithTheJobsKryoRegistrations() throws Exception {
+        String path = new File(tmp, "kryo").toURI().toString();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        registerTaggedSerializer(env);
+        DataStream<CecRecord<String, TimeWindow, Long, Tagged>> tagged =
+                CecWindows.of(WordCountJob.words(env, 2_000, 5, 5, 0).keyBy(w -> w.f0))
+                        .window(WordCountJob.windows(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+                        .aggregate(new TaggedCount(), CecOptions.builder(path).build());
+        assertThat(((CecRecordTypeInfo<?, ?, ?, ?>) tagged.getType()).getValueType()).isInstanceOf(GenericTypeInfo.class);
+        List<String> live = new ArrayList<>();
+        CecWindows.results(tagged).map(CecLogSourceTest::describe).executeAndCollect().forEachRemaining(live::add);
+        Collections.sort(live);
+
+        StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
+        reader.setParallelism(2);
+        registerTaggedSerializer(reader);
+        List<String> persisted = new ArrayList<>();
+        reader.fromSource(CecLogSource.of(path, tagged.getType(), Long.MIN_VALUE), WatermarkStrategy.noWatermarks(), "history")
+                .filter(CecRecord::isResult)
+                .map(CecLogSourceTest::describe)
+                .executeAndCollect()
+                .forEachRemaining(persisted::add);
+        Collections.sort(persisted);
+
+        assertThat(live).hasSizeGreaterThan(10);
+        assertThat(persisted).isEqualTo(live);
+    }
+
+    private static void registerTaggedSerializer(StreamExecutionEnvironment env) {
+        env.getConfig().getSerializerConfig().registerTypeWithKryoSerializer(Tagged.class, TaggedSerializer.class);
+    }
+
+    private static String describe(CecRecord<String, TimeWindow, Long, Tagged> result) {
+        return result.getKey() + "|" + result.getWindow().getStart() + "|" + result.getValue().count;
+    }
+
+    /** A count that Flink serializes with Kryo (no default constructor, so no POJO). */
+    public static final class Tagged {
+        final long count;
+
+        Tagged(long count) {
+            this.count = count;
+        }
+    }
+
+    /**
+     * Kryo serializer registered for {@link Tagged}: Kryo writes a registered class as its
+     * registration id, which a Kryo without the registration cannot resolve.
+     */
+    public static final class TaggedSerializer extends Serializer<Tagged> implements java.io.Serializable {
+        @Override
+        public void write(Kryo kryo, Output output, Tagged tagged) {
+            output.writeLong(tagged.count, true);
+        }
+
+        @Override
+        public Tagged read(Kryo kryo, Input input, Class<Tagged> type) {
+            return new Tagged(input.readLong(true));
+        }
+    }
+
+    /** Counts elements into a {@link Tagged}. */
+    static final class TaggedCount implements AggregateFunction<Tuple2<String, Long>, Long, Tagged> {
+        @Override
+        public Long createAccumulator() {
+            return 0L;
+        }
+
+        @Override
+        public Long add(Tuple2<String, Long> value, Long acc) {
+            return acc + 1;
+        }
+
+        @Override
+        public Tagged getResult(Long acc) {
+            return new Tagged(acc);
+        }
+
+        @Override
+        public Long merge(Long a, Long b) {
+            return a + b;
         }
     }
 

@@ -7,6 +7,7 @@ import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecRecordSerializer;
 import org.appendlog.cec.log.CommitMarker;
 import org.appendlog.cec.log.LogWriter;
+import org.appendlog.cec.log.OwnerMarker;
 import org.appendlog.cec.log.PersistedStream;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
@@ -14,6 +15,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -22,6 +24,7 @@ import org.apache.flink.metrics.Histogram;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -152,6 +155,9 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                                 new ListStateDescriptor<>(
                                         STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
 
+        fs.mkdirs(directory);
+        claimDirectory();
+
         CheckpointedPosition restored = null;
         if (context.isRestored()) {
             for (byte[] bytes : positionState.get()) {
@@ -182,6 +188,18 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         }
     }
 
+    /** Fails if another operator writes the same directory: the two would commit over each other. */
+    private void claimDirectory() throws IOException {
+        OwnerMarker self = new OwnerMarker(getOperatorID().toHexString(), getOperatorConfig().getOperatorName());
+        List<OwnerMarker> others = OwnerMarker.claim(fs, directory, self);
+        if (!others.isEmpty()) {
+            throw new IllegalStateException(
+                    "CEC log directory " + directory + " is written by " + others.get(0) + " and by " + self
+                            + ": both are configured with '" + CecConfigOptions.LOG_PATH.key() + "' = "
+                            + options.logPath() + ". Give each CEC operator its own directory.");
+        }
+    }
+
     private void startNewStream() throws IOException {
         Optional<CommitMarker> earlier = PersistedStream.latestCommit(fs, directory);
         if (earlier.isPresent()) {
@@ -198,7 +216,6 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                     "CEC operator '{}' restarts without restored state although {} holds {}; starting a new chain",
                     getOperatorName(), directory, earlier.get());
         }
-        fs.mkdirs(directory);
         log = new LogWriter(
                 fs, directory, subtaskIndex(), 0L, null, options.segmentBytes(), options.indexIntervalBytes());
     }
@@ -470,10 +487,22 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     public void finish() throws Exception {
         super.finish();
         log.sync();
-        if (!getRuntimeContext().isCheckpointingEnabled()) {
-            // Without checkpoints nothing else commits the stream; it is complete at end of input.
+        if (!finalCheckpointFollows()) {
+            // No checkpoint will commit what was written since the last one; the stream is complete at
+            // end of input. A late completion of an earlier checkpoint must not commit a shorter stream.
+            pendingCommits.clear();
             PersistedStream.commit(fs, directory, new CommitMarker(Long.MAX_VALUE, log.position(), jobId()));
         }
+    }
+
+    /**
+     * Whether a checkpoint follows {@link #finish()} and commits the rest of the stream: decided as
+     * Flink's {@code StreamTask} decides whether to wait for a final checkpoint.
+     */
+    private boolean finalCheckpointFollows() {
+        StreamConfig config = getOperatorConfig();
+        return config.isCheckpointingEnabled()
+                && config.getConfiguration().get(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH);
     }
 
     @Override

@@ -1,12 +1,12 @@
 package org.appendlog.cec.source;
 
 import org.appendlog.cec.api.CecRecord;
-import org.appendlog.cec.api.CecRecordSerializer;
 import org.appendlog.cec.log.LogPosition;
 import org.appendlog.cec.log.PersistedStream;
 
-import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceReader;
@@ -17,6 +17,9 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.streaming.api.operators.OutputTypeConfigurable;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -30,6 +33,10 @@ import java.util.Optional;
  * the tuple's timestamp as record timestamp. Used for history on demand and to replay a CEC
  * operator's output into another job.
  *
+ * <p>The records are decoded with a serializer built from the reading job's {@code
+ * ExecutionConfig} (as the operator's was built from its job's), so Kryo registrations and
+ * registered Kryo serializers must be the same in both jobs.
+ *
  * <pre>{@code
  * env.fromSource(CecLogSource.of("hdfs:///cec/wordcount", cecStream.getType(), t0),
  *                WatermarkStrategy.noWatermarks(), "cec history")
@@ -37,13 +44,15 @@ import java.util.Optional;
  */
 public final class CecLogSource<K, W, ACC, OUT>
         implements Source<CecRecord<K, W, ACC, OUT>, CecLogSplit, Collection<CecLogSplit>>,
-                ResultTypeQueryable<CecRecord<K, W, ACC, OUT>> {
+                ResultTypeQueryable<CecRecord<K, W, ACC, OUT>>,
+                OutputTypeConfigurable<CecRecord<K, W, ACC, OUT>> {
 
     private static final long serialVersionUID = 1L;
 
     private final String path;
     private final TypeInformation<CecRecord<K, W, ACC, OUT>> type;
     private final long fromTimestamp;
+    @Nullable private TypeSerializer<CecRecord<K, W, ACC, OUT>> serializer;
 
     private CecLogSource(String path, TypeInformation<CecRecord<K, W, ACC, OUT>> type, long fromTimestamp) {
         this.path = path;
@@ -66,12 +75,23 @@ public final class CecLogSource<K, W, ACC, OUT>
         return Boundedness.BOUNDED;
     }
 
+    /**
+     * Called by Flink while it builds the job graph, with the job's {@code ExecutionConfig}, from
+     * which it also builds the job's network serializers.
+     */
     @Override
-    @SuppressWarnings("unchecked")
+    public void setOutputType(TypeInformation<CecRecord<K, W, ACC, OUT>> outTypeInfo, ExecutionConfig executionConfig) {
+        serializer = outTypeInfo.createSerializer(executionConfig.getSerializerConfig());
+    }
+
+    @Override
     public SourceReader<CecRecord<K, W, ACC, OUT>, CecLogSplit> createReader(SourceReaderContext context) {
-        CecRecordSerializer<K, W, ACC, OUT> serializer =
-                (CecRecordSerializer<K, W, ACC, OUT>) type.createSerializer(new SerializerConfigImpl());
-        return new CecLogSourceReader<>(context, serializer);
+        if (serializer == null) {
+            throw new IllegalStateException(
+                    "CecLogSource for " + path + " has no serializer from the job's ExecutionConfig; add it to a "
+                            + "job with StreamExecutionEnvironment#fromSource.");
+        }
+        return new CecLogSourceReader<>(context, serializer.duplicate());
     }
 
     @Override

@@ -1,8 +1,8 @@
 package org.appendlog.cec.source;
 
 import org.appendlog.cec.api.CecRecord;
-import org.appendlog.cec.api.CecRecordSerializer;
 
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
@@ -15,7 +15,7 @@ final class CecLogSourceReader<K, W, ACC, OUT>
         extends SingleThreadMultiplexSourceReaderBase<
                 PositionedRecord, CecRecord<K, W, ACC, OUT>, CecLogSplit, CecLogSplitState> {
 
-    CecLogSourceReader(SourceReaderContext context, CecRecordSerializer<K, W, ACC, OUT> serializer) {
+    CecLogSourceReader(SourceReaderContext context, TypeSerializer<CecRecord<K, W, ACC, OUT>> serializer) {
         super(
                 CecLogSplitReader::new,
                 (element, output, state) -> {

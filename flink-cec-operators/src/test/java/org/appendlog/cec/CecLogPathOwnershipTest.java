@@ -1,0 +1,138 @@
+package org.appendlog.cec;
+
+import org.appendlog.cec.api.CecOptions;
+import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecWindows;
+import org.appendlog.cec.log.PersistedStream;
+import org.appendlog.cec.source.CecLogSource;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Each CEC operator needs its own log path; a second operator on a path in use is refused. */
+class CecLogPathOwnershipTest {
+
+    private static final long EVENTS = 6_000;
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(4)
+                            .build());
+
+    @TempDir File tmp;
+
+    @Test
+    void twoOperatorsOfOneJobOnOnePathFailNamingBoth() {
+        File dir = new File(tmp, "shared");
+        StreamExecutionEnvironment env = environment(new Configuration());
+        DataStream<Tuple2<String, Long>> words = WordCountJob.words(env, 2_000, 5, 5, 0);
+        cec(words, dir, "cec-a").addSink(new DiscardingSink<>());
+        cec(words, dir, "cec-b").addSink(new DiscardingSink<>());
+
+        assertThatThrownBy(() -> env.execute("two operators, one path"))
+                .hasStackTraceContaining(dir.getPath())
+                .hasStackTraceContaining("operator 'cec-a'")
+                .hasStackTraceContaining("operator 'cec-b'")
+                .hasStackTraceContaining("cec.log.path");
+    }
+
+    @Test
+    void anotherOperatorOnAPathInUseDoesNotBlockTheOwnersRestore() throws Exception {
+        File dir = new File(tmp, "owned");
+        File savepoints = new File(tmp, "savepoints");
+
+        // The owner runs until its first commit and stops with a savepoint.
+        StreamExecutionEnvironment first = environment(new Configuration());
+        cec(WordCountJob.words(first, EVENTS, 5, 5, 1_000), dir, "cec-a").addSink(new DiscardingSink<>());
+        JobClient owner = first.executeAsync("owner");
+        Path subtask = PersistedStream.subtaskDirectory(new Path(dir.toURI()), 0);
+        while (PersistedStream.latestCommit(FileSystem.getLocalFileSystem(), subtask).isEmpty()) {
+            Thread.sleep(20);
+        }
+        String savepoint =
+                owner.stopWithSavepoint(false, savepoints.toURI().toString(), SavepointFormatType.CANONICAL).get();
+
+        StreamExecutionEnvironment intruder = environment(new Configuration());
+        cec(WordCountJob.words(intruder, EVENTS, 5, 5, 0), dir, "cec-b").addSink(new DiscardingSink<>());
+        assertThatThrownBy(() -> intruder.execute("intruder"))
+                .hasStackTraceContaining("operator 'cec-a'")
+                .hasStackTraceContaining("operator 'cec-b'");
+
+        Configuration restore = new Configuration();
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        StreamExecutionEnvironment resumed = environment(restore);
+        cec(WordCountJob.words(resumed, EVENTS, 5, 5, 0), dir, "cec-a").addSink(new DiscardingSink<>());
+        resumed.execute("owner, restored");
+
+        // Every event lies in two sliding windows; each window's RESULT is in the stream once.
+        List<String> results = results(dir);
+        assertThat(results).doesNotHaveDuplicates();
+        long total = results.stream().mapToLong(r -> Long.parseLong(r.substring(r.lastIndexOf('|') + 1))).sum();
+        assertThat(total).isEqualTo(EVENTS * 2);
+    }
+
+    private static StreamExecutionEnvironment environment(Configuration config) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(2);
+        env.enableCheckpointing(100);
+        env.setRestartStrategy(RestartStrategies.noRestart());
+        return env;
+    }
+
+    private static SingleOutputStreamOperator<CecRecord<String, TimeWindow, Long, Long>> cec(
+            DataStream<Tuple2<String, Long>> words, File dir, String name) {
+        return CecWindows.of(words.keyBy(w -> w.f0))
+                .window(WordCountJob.windows(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+                .aggregate(new WordCountJob.Count(), CecOptions.builder(dir.toURI().toString()).build())
+                .uid(name)
+                .name(name);
+    }
+
+    /** The RESULT tuples of the committed stream as "key|window start|count". */
+    private static List<String> results(File dir) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        StreamExecutionEnvironment types = StreamExecutionEnvironment.getExecutionEnvironment();
+        CecLogSource<String, TimeWindow, Long, Long> source =
+                CecLogSource.of(dir.toURI().toString(), cec(WordCountJob.words(types, 1, 5, 5, 0), dir, "any").getType(),
+                        Long.MIN_VALUE);
+        List<String> results = new ArrayList<>();
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "history")
+                .filter(CecRecord::isResult)
+                .map((MapFunction<CecRecord<String, TimeWindow, Long, Long>, String>)
+                        r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
+                .executeAndCollect()
+                .forEachRemaining(results::add);
+        return results;
+    }
+}
