@@ -225,8 +225,9 @@ public final class AppendLogSnapshotStrategy<K> {
             }
             boolean turnover =
                     !forced && !untracked && !lost && turnedOver(capture, changedBefore);
-            boolean full = forced || untracked || lost || turnover || lostChanges(capture);
-            adjustTracking(checkpointId, untracked, forced, turnover);
+            lost = lost || lostChanges(capture);
+            boolean full = forced || untracked || turnover || lost;
+            adjustTracking(checkpointId, untracked, forced || lost, turnover);
             synchronized (lock) {
                 // Until this or a later full checkpoint completes, every checkpoint is full: once
                 // a full checkpoint completes, the index follows its batch alone, which an
@@ -241,7 +242,8 @@ public final class AppendLogSnapshotStrategy<K> {
                 }
             }
             if (full) {
-                capture.recycleLogged();
+                // Behind the chunks the background thread is still sorting, not on the task thread.
+                background.execute(capture::recycleLogged);
             }
             mode = full ? CapturedState.Mode.FULL : CapturedState.Mode.INCREMENTAL;
         }
@@ -290,10 +292,10 @@ public final class AppendLogSnapshotStrategy<K> {
      * over (TopK's windows: every checkpoint was full, and logging each write cost the task for
      * nothing), and tracks one interval of every {@link #PAUSED_INTERVALS_PER_PROBE}, whose barrier
      * finds out whether the state still turns over. A barrier whose checkpoint was full anyway
-     * (the last full one had not completed) judges nothing.
+     * (the last full one had not completed, or changes were lost) judges nothing.
      */
     private void adjustTracking(
-            long checkpointId, boolean untracked, boolean forced, boolean turnover) {
+            long checkpointId, boolean untracked, boolean judgesNothing, boolean turnover) {
         if (untracked) {
             if (++pausedIntervals >= PAUSED_INTERVALS_PER_PROBE) {
                 pausedIntervals = 0;
@@ -310,7 +312,7 @@ public final class AppendLogSnapshotStrategy<K> {
                         PAUSED_INTERVALS_PER_PROBE);
             }
             tracker.setPaused(turnoversInARow >= TURNOVERS_TO_PAUSE);
-        } else if (!forced) {
+        } else if (!judgesNothing) {
             if (turnoversInARow >= TURNOVERS_TO_PAUSE) {
                 LOG.info(
                         "Checkpoint {}: the state no longer turns over; changes are tracked again",

@@ -35,7 +35,8 @@ final class Capture {
     private final BatchBuilder marked;
     private final DataOutputSerializer keyScratch = new DataOutputSerializer(64);
     private final DataOutputSerializer valueScratch = new DataOutputSerializer(256);
-    @Nullable private BufferedChanges logged;
+    /** Volatile: the barrier asks whether it lost records while an asynchronous phase reads it. */
+    @Nullable private volatile BufferedChanges logged;
     @Nullable private BatchBuilder records;
 
     Capture(long checkpointId, BatchBuilder marked) {
@@ -143,8 +144,9 @@ final class Capture {
      * Whether logged changes were lost (deduplicating them failed): only a checkpoint that
      * appends every live entry can stand for them.
      */
-    synchronized boolean lostChanges() {
-        return logged != null && logged.lostRecords();
+    boolean lostChanges() {
+        BufferedChanges changes = logged;
+        return changes != null && changes.lostRecords();
     }
 
     /**

@@ -91,6 +91,9 @@ public final class ChangeBuffer {
             TypeSerializer<Object> namespaceSerializer,
             TypeSerializer<Object> valueSerializer)
             throws IOException {
+        if (changes.lostRecords()) {
+            return; // the interval is given up; the checkpoint appends every live entry
+        }
         scratch.clear();
         scratch.writeShort(keyGroup);
         scratch.writeShort(stateId);

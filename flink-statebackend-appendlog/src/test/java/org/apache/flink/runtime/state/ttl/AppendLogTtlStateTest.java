@@ -2,6 +2,7 @@ package org.apache.flink.runtime.state.ttl;
 
 import org.appendlog.statebackend.AppendLogStateBackend;
 
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.heap.CopyOnWriteStateMap;
@@ -65,9 +66,9 @@ public class AppendLogTtlStateTest extends TtlStateTestBase {
     }
 
     /**
-     * The base's case, which checks that an expired entry left the heap table by casting the
+     * The base's case, which checks that each expired entry left the heap table by casting the
      * original state to Flink's heap state class; the appendlog's states wrap those, so this reads
-     * the original state instead.
+     * the original state, and checks that the heap holds no entry at all.
      */
     @Override
     @TestTemplate
@@ -89,5 +90,9 @@ public class AppendLogTtlStateTest extends TtlStateTestBase {
                     .withFailMessage("Original state should be cleared")
                     .isTrue();
         }
+        assertThat(sbetc.<AbstractKeyedStateBackend<String>>getKeyedStateBackend()
+                        .numKeyValueStateEntries())
+                .withFailMessage("Expired entries should have left the heap's table")
+                .isZero();
     }
 }
