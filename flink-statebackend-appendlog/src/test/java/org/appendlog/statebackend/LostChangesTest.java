@@ -8,6 +8,7 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SnapshotResult;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,16 +29,22 @@ class LostChangesTest {
     private static final int KEYS = 1_000;
 
     @TempDir Path logDir;
+    private AppendLogStateBackend stateBackend;
+    private final SharedStateRegistry registry = BackendHarness.newRegistry();
+
+    @BeforeEach
+    void configure() {
+        Configuration config = new Configuration();
+        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
+        config.set(AppendLogOptions.COMPACTION_ENABLED, false);
+        stateBackend = new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+    }
 
     /** The barrier counts the changes, and finds them lost: that checkpoint is full. */
     @Test
     void changesFoundLostAtTheBarrierMakeThatCheckpointFull() throws Exception {
-        AppendLogStateBackend stateBackend = backend();
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle second;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            putAll(harness, 1);
-            harness.checkpoint(1);
+        try (BackendHarness harness = openWithFirstCheckpoint()) {
             // As many changes as live entries and one: the barrier counts them exactly.
             putAll(harness, 2);
             ChangeBufferFaults.appendMalformedRecord(harness.backend.changeTracker());
@@ -53,12 +60,8 @@ class LostChangesTest {
      */
     @Test
     void changesFoundLostWhenWrittenFailTheCheckpointAndTheNextIsFull() throws Exception {
-        AppendLogStateBackend stateBackend = backend();
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle third;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            putAll(harness, 1);
-            harness.checkpoint(1);
+        try (BackendHarness harness = openWithFirstCheckpoint()) {
             harness.put(6, 2L);
             ChangeBufferFaults.appendMalformedRecord(harness.backend.changeTracker());
             harness.put(7, 2L);
@@ -76,16 +79,17 @@ class LostChangesTest {
                 stateBackend, registry, third, KEYS, key -> key == 6 || key == 7 ? 2L : key == 8 ? 3L : 1L);
     }
 
+    /** A harness whose keys all hold 1, as completed checkpoint 1 does. */
+    private BackendHarness openWithFirstCheckpoint() throws Exception {
+        BackendHarness harness = BackendHarness.open(stateBackend, registry);
+        putAll(harness, 1);
+        harness.checkpoint(1);
+        return harness;
+    }
+
     private static void putAll(BackendHarness harness, long value) throws Exception {
         for (int key = 0; key < KEYS; key++) {
             harness.put(key, value);
         }
-    }
-
-    private AppendLogStateBackend backend() {
-        Configuration config = new Configuration();
-        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
-        config.set(AppendLogOptions.COMPACTION_ENABLED, false);
-        return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
     }
 }
