@@ -67,6 +67,7 @@ public final class ChangeBuffer {
     private final DataOutputSerializer scratch = new DataOutputSerializer(256);
     private final Executor deduplicator;
     private final OpenChunk chunk = new OpenChunk();
+    private volatile boolean keepsSpares = true;
     private BufferedChanges changes = new BufferedChanges(this);
     private long limitBytes;
     private int records;
@@ -186,8 +187,21 @@ public final class ChangeBuffer {
     }
 
     void recycle(byte[] spent) {
-        if (spent.length == CHUNK_BYTES) {
+        if (spent.length == CHUNK_BYTES && keepsSpares) {
             pool.offerFirst(spent); // dropped if the pool is full
+        }
+    }
+
+    /**
+     * Whether chunks and partitions are kept for reuse: not while nothing is written (the tracker
+     * paused), so that an idle buffer holds no memory. The background thread may hand back the
+     * last interval's after the pause began.
+     */
+    void keepSpares(boolean keep) {
+        keepsSpares = keep;
+        if (!keep) {
+            pool.clear();
+            spentPartitions.clear();
         }
     }
 
@@ -199,7 +213,9 @@ public final class ChangeBuffer {
 
     /** An emptied partition, for a later interval; dropped if enough are kept already. */
     void reuse(ChangePartition emptied) {
-        spentPartitions.offer(emptied);
+        if (keepsSpares) {
+            spentPartitions.offer(emptied);
+        }
     }
 
     /** Bytes that the partitions kept for reuse hold. */

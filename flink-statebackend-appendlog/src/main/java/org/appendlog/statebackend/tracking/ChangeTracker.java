@@ -91,6 +91,7 @@ public final class ChangeTracker {
      */
     public void setPaused(boolean paused) {
         this.paused = paused;
+        buffer.keepSpares(!paused);
     }
 
     /** Whether the changes since the last barrier went untracked. */

@@ -114,6 +114,29 @@ class ChangeBufferTest {
         assertThat(buffer.retainedPartitionBytes()).isLessThan(16L << 20);
     }
 
+    /**
+     * While the tracker pauses, the buffer keeps no spare partitions, not even those of an
+     * interval drained before the pause and handed back after it.
+     */
+    @Test
+    void aBufferThatKeepsNoSparesLetsItsPartitionsGo() throws IOException {
+        ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
+        writeAndDrain(buffer, 10_000, "v");
+        assertThat(buffer.retainedPartitionBytes()).isPositive();
+        for (int key = 0; key < 10_000; key++) {
+            buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, "w", KEYS, NAMESPACES, VALUES);
+        }
+        BufferedChanges drained = buffer.drain();
+        buffer.keepSpares(false);
+        assertThat(buffer.retainedPartitionBytes()).isZero();
+        assertThat(drained.distinctCount()).isEqualTo(10_000);
+        drained.recycle();
+        assertThat(buffer.retainedPartitionBytes()).isZero();
+        buffer.keepSpares(true);
+        writeAndDrain(buffer, 10_000, "x");
+        assertThat(buffer.retainedPartitionBytes()).isPositive();
+    }
+
     /** Writes {@code value} to keys 0 to {@code keys - 1}, each in key group key % 128; drains. */
     private static void writeAndDrain(ChangeBuffer buffer, int keys, String value)
             throws IOException {
