@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.DataOutputStream;
 import java.io.File;
+import java.io.FileOutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,6 +83,15 @@ class CecLogPathOwnershipTest {
         assertThatThrownBy(() -> intruder.execute("intruder"))
                 .hasStackTraceContaining("operator 'cec-a'")
                 .hasStackTraceContaining("operator 'cec-b'");
+
+        // A refused operator that died before removing its marker must not block the owner.
+        for (int i = 0; i < 2; i++) {
+            File stale = new File(new File(PersistedStream.subtaskDirectory(new Path(dir.toURI()), i).toUri()),
+                    "owner-00000000000000000000000000000bad");
+            try (DataOutputStream out = new DataOutputStream(new FileOutputStream(stale))) {
+                out.writeUTF("died while refused");
+            }
+        }
 
         Configuration restore = new Configuration();
         restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);

@@ -5,8 +5,12 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +21,8 @@ import java.util.List;
  * other; {@link #claim} lets them find out.
  */
 public final class OwnerMarker {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OwnerMarker.class);
 
     private static final String PREFIX = "owner-";
 
@@ -30,12 +36,12 @@ public final class OwnerMarker {
 
     /**
      * Writes this owner's marker into {@code directory} unless it is there already (a restore or
-     * restart of the same operator), then returns the markers of any other owners. Every owner
-     * writes before it looks, so of two operators that start at the same time at least the one
-     * that looks last sees the other: no atomic create-if-absent is needed, which Flink's local
-     * file system does not offer. An owner that finds another removes the marker it has just
-     * written, so that a misconfigured operator does not block the restore of the directory's
-     * rightful owner.
+     * restart of the same operator), then returns the owners whose markers are older, which own
+     * the directory; if there are any, this owner's marker is removed again. Every owner writes
+     * before it looks, so of two operators that start at the same time the younger marker sees
+     * the older one (ties broken by operator id): no atomic create-if-absent is needed, which
+     * Flink's local file system does not offer. Younger markers are ignored with a warning: a
+     * refused operator that died before removing its marker must not block the rightful owner.
      */
     public static List<OwnerMarker> claim(FileSystem fs, Path directory, OwnerMarker self) throws IOException {
         Path own = new Path(directory, PREFIX + self.operatorId);
@@ -43,19 +49,52 @@ public final class OwnerMarker {
         if (written) {
             write(fs, own, self);
         }
-        List<OwnerMarker> others = new ArrayList<>();
-        for (FileStatus child : fs.listStatus(directory)) {
-            String name = child.getPath().getName();
-            if (name.startsWith(PREFIX) && !name.equals(own.getName())) {
-                try (DataInputStream in = new DataInputStream(fs.open(child.getPath()))) {
-                    others.add(new OwnerMarker(name.substring(PREFIX.length()), in.readUTF()));
-                }
+        List<OwnerMarker> older;
+        try {
+            older = olderOwners(fs, directory, fs.getFileStatus(own));
+        } catch (IOException | RuntimeException e) {
+            if (written) {
+                fs.delete(own, false);
             }
+            throw e;
         }
-        if (written && !others.isEmpty()) {
+        if (!older.isEmpty()) {
             fs.delete(own, false);
         }
-        return others;
+        return older;
+    }
+
+    private static List<OwnerMarker> olderOwners(FileSystem fs, Path directory, FileStatus own)
+            throws IOException {
+        List<OwnerMarker> older = new ArrayList<>();
+        for (FileStatus child : fs.listStatus(directory)) {
+            String name = child.getPath().getName();
+            if (!name.startsWith(PREFIX) || name.equals(own.getPath().getName())) {
+                continue;
+            }
+            OwnerMarker other;
+            try (DataInputStream in = new DataInputStream(fs.open(child.getPath()))) {
+                other = new OwnerMarker(name.substring(PREFIX.length()), in.readUTF());
+            } catch (FileNotFoundException e) {
+                continue; // removed meanwhile by an operator it refused
+            }
+            if (precedes(child, own)) {
+                older.add(other);
+            } else {
+                LOG.warn(
+                        "Ignoring the marker {} of {}, written after this operator's: an operator"
+                                + " refused this directory, or one that failed before removing it",
+                        child.getPath(),
+                        other);
+            }
+        }
+        return older;
+    }
+
+    private static boolean precedes(FileStatus a, FileStatus b) {
+        return a.getModificationTime() != b.getModificationTime()
+                ? a.getModificationTime() < b.getModificationTime()
+                : a.getPath().getName().compareTo(b.getPath().getName()) < 0;
     }
 
     /** Written under a temporary name and renamed, so a reader never sees a torn marker. */

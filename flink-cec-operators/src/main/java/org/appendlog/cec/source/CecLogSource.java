@@ -77,11 +77,12 @@ public final class CecLogSource<K, W, ACC, OUT>
 
     /**
      * Called by Flink while it builds the job graph, with the job's {@code ExecutionConfig}, from
-     * which it also builds the job's network serializers.
+     * which it also builds the job's network serializers. The log is decoded as the operator's
+     * output type, whatever type the job declared for the source.
      */
     @Override
     public void setOutputType(TypeInformation<CecRecord<K, W, ACC, OUT>> outTypeInfo, ExecutionConfig executionConfig) {
-        serializer = outTypeInfo.createSerializer(executionConfig.getSerializerConfig());
+        serializer = type.createSerializer(executionConfig.getSerializerConfig());
     }
 
     @Override
