@@ -242,8 +242,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 }
             }
             if (full) {
-                // Behind the chunks the background thread is still sorting, not on the task thread.
-                background.execute(capture::recycleLogged);
+                capture.discardLogged(background);
             }
             mode = full ? CapturedState.Mode.FULL : CapturedState.Mode.INCREMENTAL;
         }
@@ -791,7 +790,7 @@ public final class AppendLogSnapshotStrategy<K> {
                     it.remove();
                     if (!c.claimed) {
                         // Never written (no asynchronous phase took it up): the buffers are reused.
-                        c.recycleLogged();
+                        c.discardLogged(background);
                     }
                 }
             }

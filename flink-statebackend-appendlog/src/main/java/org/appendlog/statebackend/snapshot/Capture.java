@@ -10,6 +10,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.util.concurrent.Executor;
 
 /**
  * The changes of one synchronous phase, as log records holding the values as of the barrier: the
@@ -147,6 +148,19 @@ final class Capture {
     boolean lostChanges() {
         BufferedChanges changes = logged;
         return changes != null && changes.lostRecords();
+    }
+
+    /**
+     * No checkpoint will write the logged changes: their sorting stops, and their buffers go back
+     * for reuse on {@code background}, behind the chunks it is still sorting (the caller would
+     * wait for those).
+     */
+    void discardLogged(Executor background) {
+        BufferedChanges changes = logged;
+        if (changes != null) {
+            changes.discard();
+            background.execute(this::recycleLogged);
+        }
     }
 
     /**

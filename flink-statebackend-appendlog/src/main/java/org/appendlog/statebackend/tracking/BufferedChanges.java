@@ -54,6 +54,8 @@ public final class BufferedChanges {
     // Guarded by this: whoever holds the lock catches up, in the order the chunks were filled.
     /** Taken when the first chunk is sorted: the background thread grows any new tables. */
     @Nullable private ChangePartition[] partitions;
+    /** Set when no checkpoint will read the records. */
+    private volatile boolean discarded;
     /** Why records were lost, if they were: nothing of them can be written any more. */
     @Nullable private volatile Throwable lost;
 
@@ -71,15 +73,23 @@ public final class BufferedChanges {
         return records;
     }
 
+    /**
+     * No checkpoint will read the records: the background thread stops sorting them, and {@link
+     * #recycle} may follow at its leisure. Any thread.
+     */
+    public void discard() {
+        discarded = true;
+    }
+
     /** Sorts the chunks handed over so far into the partitions; the chunks go back for reuse. */
     synchronized void catchUp() {
-        if (lost != null) {
+        if (lost != null || discarded) {
             recycleFilled();
             return;
         }
         try {
             Chunk chunk;
-            while ((chunk = filled.poll()) != null) {
+            while (!discarded && (chunk = filled.poll()) != null) {
                 sort(chunk);
             }
         } catch (Throwable t) {

@@ -189,6 +189,9 @@ public final class ChangeBuffer {
     void recycle(byte[] spent) {
         if (spent.length == CHUNK_BYTES && keepsSpares) {
             pool.offerFirst(spent); // dropped if the pool is full
+            if (!keepsSpares) {
+                pool.remove(spent); // the pause began meanwhile
+            }
         }
     }
 
@@ -215,6 +218,9 @@ public final class ChangeBuffer {
     void reuse(ChangePartition emptied) {
         if (keepsSpares) {
             spentPartitions.offer(emptied);
+            if (!keepsSpares) {
+                spentPartitions.remove(emptied); // the pause began meanwhile
+            }
         }
     }
 
