@@ -335,8 +335,15 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     @Override
     public void processWatermark(Watermark mark) throws Exception {
         if (assigner.isEventTime()) {
-            watermark = Math.max(watermark, mark.getTimestamp());
-            fireUpTo(watermark);
+            if (mark.getTimestamp() == Watermark.MAX_WATERMARK.getTimestamp()) {
+                // End of input (or stop --drain): fires every window, but is no point in event time. Not
+                // kept, so a restore from the final checkpoint or the drain's savepoint windows new input
+                // as Flink's window operator does, instead of dropping all of it as late.
+                fireUpTo(Long.MAX_VALUE);
+            } else {
+                watermark = Math.max(watermark, mark.getTimestamp());
+                fireUpTo(watermark);
+            }
         }
         super.processWatermark(mark);
     }
