@@ -160,7 +160,6 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                                 new ListStateDescriptor<>(
                                         STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
 
-        fs.mkdirs(directory);
         claimDirectory();
 
         CheckpointedPosition restored = null;
@@ -196,12 +195,12 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     /** Fails if another operator writes the same directory: the two would commit over each other. */
     private void claimDirectory() throws IOException {
         OwnerMarker self = new OwnerMarker(getOperatorID().toHexString(), getOperatorConfig().getOperatorName());
-        List<OwnerMarker> others = OwnerMarker.claim(fs, directory, self);
+        List<OwnerMarker> others = OwnerMarker.claim(fs, options.logPath(), subtaskIndex(), self);
         if (!others.isEmpty()) {
             throw new IllegalStateException(
-                    "CEC log directory " + directory + " is written by " + others.get(0) + " and by " + self
-                            + ": both are configured with '" + CecConfigOptions.LOG_PATH.key() + "' = "
-                            + options.logPath() + ". Give each CEC operator its own directory.");
+                    "CEC log path " + options.logPath() + " is written by " + others.get(0) + " and by " + self
+                            + " (refused at " + directory.getName() + "): both are configured with it as '"
+                            + CecConfigOptions.LOG_PATH.key() + "'. Give each CEC operator its own directory.");
         }
     }
 
