@@ -6,17 +6,21 @@ import org.appendlog.cec.api.CecWindows;
 import org.appendlog.cec.source.CecLogSource;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.typeutils.GenericTypeInfo;
+import org.apache.flink.api.java.typeutils.runtime.kryo.JavaSerializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +36,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,8 +71,7 @@ class CecExactlyOnceUnderFailuresTest {
         }
         PENDING_FAILURES.clear();
         File dir = new File(tmp, "baseline");
-        runJob(dir);
-        failureFreeResults = persistedResults(dir);
+        failureFreeResults = persistedResults(dir, runJob(dir, new WordCountJob.Count()));
         // Every event lies in 4 sliding windows and every window fires by the end of input.
         long total = failureFreeResults.stream().mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf('|') + 1))).sum();
         assertThat(total).isEqualTo(EVENTS * 4);
@@ -76,6 +80,21 @@ class CecExactlyOnceUnderFailuresTest {
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {11, 23, 37})
     void persistedResultsAreExactlyOnce(long seed) throws Exception {
+        persistedResultsAreExactlyOnce(seed, new WordCountJob.Count(), new File(tmp, "seed-" + seed));
+    }
+
+    /**
+     * Restored windows get their accumulators from CHECK tuples, written with the job's serializers:
+     * a Kryo serializer that the job registers after {@code aggregate()} must be used for them.
+     */
+    @Test
+    void anAccumulatorThatNeedsARegisteredKryoSerializerIsRestored() throws Exception {
+        assertThat(TypeInformation.of(LongAdder.class)).isInstanceOf(GenericTypeInfo.class);
+        persistedResultsAreExactlyOnce(11, new AdderCount(), new File(tmp, "kryo"));
+    }
+
+    private static <ACC> void persistedResultsAreExactlyOnce(
+            long seed, AggregateFunction<Tuple2<String, Long>, ACC, Long> count, File dir) throws Exception {
         failureFreeRun();
         Random random = new Random(seed);
         PENDING_FAILURES.clear();
@@ -84,12 +103,11 @@ class CecExactlyOnceUnderFailuresTest {
         PENDING_FAILURES.add("source:" + (2_000 + random.nextInt((int) EVENTS / 2)));
         PENDING_FAILURES.add("source:" + (EVENTS / 2 + random.nextInt((int) EVENTS / 2 - 2_000)));
         PENDING_FAILURES.add("result:" + (500 + random.nextInt(3_000)));
-        File dir = new File(tmp, "seed-" + seed);
 
-        runJob(dir);
+        TypeInformation<CecRecord<String, TimeWindow, ACC, Long>> type = runJob(dir, count);
 
         assertThat(FAILURES.get()).as("injected failures that fired").isEqualTo(3);
-        List<String> results = persistedResults(dir);
+        List<String> results = persistedResults(dir, type);
         assertThat(results).as("no duplicates").doesNotHaveDuplicates();
         assertThat(results).as("same results as the failure-free run").isEqualTo(failureFreeResults);
         // Each restore continued the stream in new segment files; the failed attempts' files stay as they were.
@@ -99,7 +117,9 @@ class CecExactlyOnceUnderFailuresTest {
         }
     }
 
-    private static void runJob(File dir) throws Exception {
+    /** Runs the word count with {@code count}; returns the type of the CEC operator's output. */
+    private static <ACC> TypeInformation<CecRecord<String, TimeWindow, ACC, Long>> runJob(
+            File dir, AggregateFunction<Tuple2<String, Long>, ACC, Long> count) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(150);
@@ -108,35 +128,37 @@ class CecExactlyOnceUnderFailuresTest {
                 WordCountJob.words(env, EVENTS, WORDS, MILLIS_PER_EVENT, 15_000)
                         .map(new FailAtSourceIndex())
                         .setParallelism(1);
-        DataStream<CecRecord<String, TimeWindow, Long, Long>> counts =
-                WordCountJob.cecCounts(
-                        words,
-                        WordCountJob.windows(Duration.ofSeconds(4), Duration.ofSeconds(1)),
-                        CecOptions.builder(dir.toURI().toString())
-                                .period(Duration.ofMillis(100))
-                                .slowThreshold(Duration.ofMillis(200))
-                                .maxWindowsPerShot(50)
-                                .build());
-        CecWindows.results(counts).map(new FailAtResult()).addSink(new DiscardingSink<>());
+        DataStream<CecRecord<String, TimeWindow, ACC, Long>> counts =
+                CecWindows.of(words.keyBy(w -> w.f0))
+                        .window(WordCountJob.windows(Duration.ofSeconds(4), Duration.ofSeconds(1)))
+                        .aggregate(
+                                count,
+                                CecOptions.builder(dir.toURI().toString())
+                                        .period(Duration.ofMillis(100))
+                                        .slowThreshold(Duration.ofMillis(200))
+                                        .maxWindowsPerShot(50)
+                                        .build());
+        CecWindows.results(counts).map(new FailAtResult<>()).addSink(new DiscardingSink<>());
+        // After aggregate(): a job's serializer configuration is complete only when it is executed.
+        registerAdderSerializer(env);
         env.execute("cec word count with failures");
+        return counts.getType();
+    }
+
+    private static void registerAdderSerializer(StreamExecutionEnvironment env) {
+        env.getConfig().getSerializerConfig().registerTypeWithKryoSerializer(LongAdder.class, JavaSerializer.class);
     }
 
     /** The RESULT tuples in the persisted stream, read back with {@link CecLogSource}, sorted. */
-    private static List<String> persistedResults(File dir) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type =
-                WordCountJob.cecCounts(
-                                WordCountJob.words(env, 1, WORDS, MILLIS_PER_EVENT, 1),
-                                WordCountJob.windows(Duration.ofSeconds(4), Duration.ofSeconds(1)),
-                                CecOptions.builder(dir.toURI().toString()).build())
-                        .getType();
+    private static <ACC> List<String> persistedResults(File dir, TypeInformation<CecRecord<String, TimeWindow, ACC, Long>> type)
+            throws Exception {
         StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
         reader.setParallelism(2);
+        registerAdderSerializer(reader);
         List<String> results = new ArrayList<>();
         reader.fromSource(CecLogSource.of(dir.toURI().toString(), type, Long.MIN_VALUE), WatermarkStrategy.noWatermarks(), "history")
                 .filter(CecRecord::isResult)
-                .map((MapFunction<CecRecord<String, TimeWindow, Long, Long>, String>)
+                .map((MapFunction<CecRecord<String, TimeWindow, ACC, Long>, String>)
                         r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
                 .executeAndCollect()
                 .forEachRemaining(results::add);
@@ -161,11 +183,39 @@ class CecExactlyOnceUnderFailuresTest {
     }
 
     /** Fails when the n-th result (counted over all attempts) passes, after the log write. */
-    static final class FailAtResult extends RichMapFunction<CecRecord<String, TimeWindow, Long, Long>, String> {
+    static final class FailAtResult<ACC> extends RichMapFunction<CecRecord<String, TimeWindow, ACC, Long>, String> {
         @Override
-        public String map(CecRecord<String, TimeWindow, Long, Long> r) {
+        public String map(CecRecord<String, TimeWindow, ACC, Long> r) {
             maybeFail("result:" + RESULTS_SEEN.incrementAndGet());
             return r.toString();
+        }
+    }
+
+    /**
+     * Counts into a {@link LongAdder}. Kryo's default serializer would lose the count (the adder's
+     * fields are transient), so the job registers Flink's Kryo {@link JavaSerializer} for it.
+     */
+    static final class AdderCount implements AggregateFunction<Tuple2<String, Long>, LongAdder, Long> {
+        @Override
+        public LongAdder createAccumulator() {
+            return new LongAdder();
+        }
+
+        @Override
+        public LongAdder add(Tuple2<String, Long> value, LongAdder acc) {
+            acc.increment();
+            return acc;
+        }
+
+        @Override
+        public Long getResult(LongAdder acc) {
+            return acc.sum();
+        }
+
+        @Override
+        public LongAdder merge(LongAdder a, LongAdder b) {
+            a.add(b.sum());
+            return a;
         }
     }
 }

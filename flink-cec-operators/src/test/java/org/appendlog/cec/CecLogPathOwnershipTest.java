@@ -78,11 +78,14 @@ class CecLogPathOwnershipTest {
         String savepoint =
                 owner.stopWithSavepoint(false, savepoints.toURI().toString(), SavepointFormatType.CANONICAL).get();
 
+        // Of higher parallelism than the owner: its extra subtasks must not create directories.
         StreamExecutionEnvironment intruder = environment(new Configuration());
+        intruder.setParallelism(4);
         cec(WordCountJob.words(intruder, EVENTS, 5, 5, 0), dir, "cec-b").addSink(new DiscardingSink<>());
         assertThatThrownBy(() -> intruder.execute("intruder"))
                 .hasStackTraceContaining("operator 'cec-a'")
                 .hasStackTraceContaining("operator 'cec-b'");
+        assertThat(dir.list()).containsExactlyInAnyOrder("subtask-0000", "subtask-0001");
 
         // A refused operator that died before removing its marker must not block the owner.
         for (int i = 0; i < 2; i++) {

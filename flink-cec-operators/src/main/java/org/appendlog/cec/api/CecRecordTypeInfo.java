@@ -70,8 +70,9 @@ public final class CecRecordTypeInfo<K, W, ACC, OUT> extends TypeInformation<Cec
         return false;
     }
 
+    /** Typed: the operator needs the nested accumulator serializer. */
     @Override
-    public TypeSerializer<CecRecord<K, W, ACC, OUT>> createSerializer(SerializerConfig config) {
+    public CecRecordSerializer<K, W, ACC, OUT> createSerializer(SerializerConfig config) {
         return new CecRecordSerializer<>(
                 keyType.createSerializer(config),
                 windowSerializer.duplicate(),

@@ -50,15 +50,12 @@ public final class CecWindowedStream<T, K, W extends Window> {
                         assigner.getWindowSerializer(input.getExecutionConfig()),
                         accumulatorType,
                         resultType);
-        CecRecordSerializer<K, W, ACC, OUT> serializer =
-                (CecRecordSerializer<K, W, ACC, OUT>)
-                        type.createSerializer(input.getExecutionConfig().getSerializerConfig());
         String name =
                 "CecWindow(" + assigner + (countSize > 0 ? ", count " + countSize : "") + ", "
                         + function.getClass().getSimpleName() + ")";
         return input.transform(
                 name,
                 type,
-                new CecWindowOperator<K, T, ACC, OUT, W>(assigner, countSize, function, serializer, options));
+                new CecWindowOperator<K, T, ACC, OUT, W>(assigner, countSize, function, type, options));
     }
 }

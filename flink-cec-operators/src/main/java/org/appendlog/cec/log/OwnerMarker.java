@@ -8,12 +8,16 @@ import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Names the CEC operator that writes a subtask directory: a file {@code owner-<operator id>}
@@ -35,15 +39,29 @@ public final class OwnerMarker {
     }
 
     /**
-     * Writes this owner's marker into {@code directory} unless it is there already (a restore or
-     * restart of the same operator), then returns the owners whose markers are older, which own
-     * the directory; if there are any, this owner's marker is removed again. Every owner writes
-     * before it looks, so of two operators that start at the same time the younger marker sees
-     * the older one (ties broken by operator id): no atomic create-if-absent is needed, which
-     * Flink's local file system does not offer. Younger markers are ignored with a warning: a
-     * refused operator that died before removing its marker must not block the rightful owner.
+     * Claims the directory of subtask {@code subtask} of the stream at {@code root}: writes this
+     * owner's marker into it unless it is there already (a restore or restart of the same
+     * operator), then returns the owners whose markers are older, which own the directory; if
+     * there are any, this owner's marker is removed again. Every owner writes before it looks, so
+     * of two operators that start at the same time the younger marker sees the older one (ties
+     * broken by operator id): no atomic create-if-absent is needed, which Flink's local file
+     * system does not offer. Younger markers are ignored with a warning: a refused operator that
+     * died before removing its marker must not block the rightful owner.
+     *
+     * <p>A subtask directory that does not exist yet is created only if the owner of the first
+     * subtask directory, which every operator on the path has, is this one or none: a refused
+     * operator of higher parallelism than the owner leaves no directories behind.
      */
-    public static List<OwnerMarker> claim(FileSystem fs, Path directory, OwnerMarker self) throws IOException {
+    public static List<OwnerMarker> claim(FileSystem fs, Path root, int subtask, OwnerMarker self)
+            throws IOException {
+        Path directory = PersistedStream.subtaskDirectory(root, subtask);
+        if (!fs.exists(directory)) {
+            Optional<OwnerMarker> pathOwner = oldest(fs, PersistedStream.subtaskDirectory(root, 0));
+            if (pathOwner.isPresent() && !pathOwner.get().operatorId.equals(self.operatorId)) {
+                return Collections.singletonList(pathOwner.get());
+            }
+            fs.mkdirs(directory);
+        }
         Path own = new Path(directory, PREFIX + self.operatorId);
         boolean written = !fs.exists(own);
         if (written) {
@@ -68,15 +86,12 @@ public final class OwnerMarker {
             throws IOException {
         List<OwnerMarker> older = new ArrayList<>();
         for (FileStatus child : fs.listStatus(directory)) {
-            String name = child.getPath().getName();
-            if (!name.startsWith(PREFIX) || name.equals(own.getPath().getName())) {
+            if (!isMarker(child) || child.getPath().getName().equals(own.getPath().getName())) {
                 continue;
             }
-            OwnerMarker other;
-            try (DataInputStream in = new DataInputStream(fs.open(child.getPath()))) {
-                other = new OwnerMarker(name.substring(PREFIX.length()), in.readUTF());
-            } catch (FileNotFoundException e) {
-                continue; // removed meanwhile by an operator it refused
+            OwnerMarker other = read(fs, child);
+            if (other == null) {
+                continue;
             }
             if (precedes(child, own)) {
                 older.add(other);
@@ -89,6 +104,34 @@ public final class OwnerMarker {
             }
         }
         return older;
+    }
+
+    /** The owner of {@code directory}: its oldest marker, if it has any. */
+    private static Optional<OwnerMarker> oldest(FileSystem fs, Path directory) throws IOException {
+        if (!fs.exists(directory)) {
+            return Optional.empty();
+        }
+        FileStatus oldest = null;
+        for (FileStatus child : fs.listStatus(directory)) {
+            if (isMarker(child) && (oldest == null || precedes(child, oldest))) {
+                oldest = child;
+            }
+        }
+        return oldest == null ? Optional.empty() : Optional.ofNullable(read(fs, oldest));
+    }
+
+    private static boolean isMarker(FileStatus file) {
+        return file.getPath().getName().startsWith(PREFIX);
+    }
+
+    /** The marker in {@code file}, or null if it was removed meanwhile by an operator it refused. */
+    @Nullable
+    private static OwnerMarker read(FileSystem fs, FileStatus file) throws IOException {
+        try (DataInputStream in = new DataInputStream(fs.open(file.getPath()))) {
+            return new OwnerMarker(file.getPath().getName().substring(PREFIX.length()), in.readUTF());
+        } catch (FileNotFoundException e) {
+            return null;
+        }
     }
 
     private static boolean precedes(FileStatus a, FileStatus b) {

@@ -5,6 +5,7 @@ import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecRecordSerializer;
+import org.appendlog.cec.api.CecRecordTypeInfo;
 import org.appendlog.cec.log.CommitMarker;
 import org.appendlog.cec.log.LogWriter;
 import org.appendlog.cec.log.OwnerMarker;
@@ -75,7 +76,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private final WindowAssigner<? super IN, W> assigner;
     private final long countSize;
     private final AggregateFunction<IN, ACC, OUT> aggregate;
-    private final CecRecordSerializer<K, W, ACC, OUT> serializer;
+    private final CecRecordTypeInfo<K, W, ACC, OUT> type;
     private final CecOptions options;
 
     private transient Map<OpenWindow.Id<K, W>, OpenWindow<K, W, ACC>> windows;
@@ -94,6 +95,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient NavigableMap<Long, CheckpointedPosition> pendingCommits;
     private transient DataOutputSerializer payload;
     private transient StreamRecord<CecRecord<K, W, ACC, OUT>> reuse;
+    private transient CecRecordSerializer<K, W, ACC, OUT> serializer;
     private transient TypeSerializer<ACC> accumulatorSerializer;
 
     private transient Counter lateRecordsDropped;
@@ -113,13 +115,13 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
             WindowAssigner<? super IN, W> assigner,
             long countSize,
             AggregateFunction<IN, ACC, OUT> aggregate,
-            CecRecordSerializer<K, W, ACC, OUT> serializer,
+            CecRecordTypeInfo<K, W, ACC, OUT> type,
             CecOptions options) {
         setChainingStrategy(ChainingStrategy.ALWAYS);
         this.assigner = assigner;
         this.countSize = countSize;
         this.aggregate = aggregate;
-        this.serializer = serializer;
+        this.type = type;
         this.options = options;
     }
 
@@ -132,6 +134,9 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         pendingCommits = new TreeMap<>();
         payload = new DataOutputSerializer(256);
         reuse = new StreamRecord<>(null);
+        // From the job's ExecutionConfig as it is at execution, as Flink builds the network serializers:
+        // Kryo registrations made after aggregate() count, for the log as for the network.
+        serializer = type.createSerializer(getExecutionConfig().getSerializerConfig());
         accumulatorSerializer = serializer.getAccumulatorSerializer();
         streamTime = Long.MIN_VALUE;
         watermark = Long.MIN_VALUE;
@@ -155,7 +160,6 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                                 new ListStateDescriptor<>(
                                         STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
 
-        fs.mkdirs(directory);
         claimDirectory();
 
         CheckpointedPosition restored = null;
@@ -191,12 +195,12 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     /** Fails if another operator writes the same directory: the two would commit over each other. */
     private void claimDirectory() throws IOException {
         OwnerMarker self = new OwnerMarker(getOperatorID().toHexString(), getOperatorConfig().getOperatorName());
-        List<OwnerMarker> others = OwnerMarker.claim(fs, directory, self);
+        List<OwnerMarker> others = OwnerMarker.claim(fs, options.logPath(), subtaskIndex(), self);
         if (!others.isEmpty()) {
             throw new IllegalStateException(
-                    "CEC log directory " + directory + " is written by " + others.get(0) + " and by " + self
-                            + ": both are configured with '" + CecConfigOptions.LOG_PATH.key() + "' = "
-                            + options.logPath() + ". Give each CEC operator its own directory.");
+                    "CEC log path " + options.logPath() + " is written by " + others.get(0) + " and by " + self
+                            + " (refused at " + directory.getName() + "): both are configured with it as '"
+                            + CecConfigOptions.LOG_PATH.key() + "'. Give each CEC operator its own directory.");
         }
     }
 
@@ -335,8 +339,15 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     @Override
     public void processWatermark(Watermark mark) throws Exception {
         if (assigner.isEventTime()) {
-            watermark = Math.max(watermark, mark.getTimestamp());
-            fireUpTo(watermark);
+            if (mark.getTimestamp() == Watermark.MAX_WATERMARK.getTimestamp()) {
+                // End of input (or stop --drain): fires every window, but is no point in event time. Not
+                // kept, so a restore from the final checkpoint or the drain's savepoint windows new input
+                // as Flink's window operator does, instead of dropping all of it as late.
+                fireUpTo(Long.MAX_VALUE);
+            } else {
+                watermark = Math.max(watermark, mark.getTimestamp());
+                fireUpTo(watermark);
+            }
         }
         super.processWatermark(mark);
     }

@@ -1,0 +1,156 @@
+package org.appendlog.cec;
+
+import org.appendlog.cec.api.CecOptions;
+import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecWindows;
+import org.appendlog.cec.log.PersistedStream;
+import org.appendlog.cec.source.CecLogSource;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.functions.sink.SinkFunction;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.Collector;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Stop-with-savepoint {@code --drain} ends event time ({@code Long.MAX_VALUE} watermark, every
+ * window fires), and the job is then restored from that savepoint with the rest of its input. The
+ * CEC operator must go on windowing the new input as Flink's {@code WindowOperator} does.
+ */
+class CecRestoreAfterDrainTest {
+
+    private static final long EVENTS = 6_000;
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = CecMiniCluster.withFourSlots();
+
+    /** Results of Flink's window operator, over both runs (the mini cluster runs in this JVM). */
+    static final Queue<String> FLINK_RESULTS = new ConcurrentLinkedQueue<>();
+
+    @TempDir File tmp;
+
+    @Test
+    void afterADrainAndRestoreNewInputIsWindowedAsByFlinksWindowOperator() throws Exception {
+        FLINK_RESULTS.clear();
+        File dir = new File(tmp, "stream");
+
+        // Paced, so that the drain comes in the middle of the input.
+        StreamExecutionEnvironment first = environment(new Configuration());
+        job(first, dir, 1_000);
+        JobClient drained = first.executeAsync("drained");
+        Path subtask = PersistedStream.subtaskDirectory(new Path(dir.toURI()), 0);
+        while (PersistedStream.latestCommit(FileSystem.getLocalFileSystem(), subtask).isEmpty()) {
+            Thread.sleep(20);
+        }
+        String savepoint =
+                drained.stopWithSavepoint(true, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
+                        .get();
+        int resultsBeforeRestore = FLINK_RESULTS.size();
+
+        Configuration restore = new Configuration();
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        StreamExecutionEnvironment resumed = environment(restore);
+        TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type = job(resumed, dir, 0);
+        resumed.execute("restored after drain");
+
+        List<String> flink = new ArrayList<>(FLINK_RESULTS);
+        // The drain fired the open windows early; their later input fires them again, so every event
+        // is still counted in both of its sliding windows, and most windows come after the restore.
+        assertThat(flink.stream().mapToLong(CecRestoreAfterDrainTest::countOf).sum()).isEqualTo(EVENTS * 2);
+        assertThat(flink.size() - resultsBeforeRestore).isGreaterThan(resultsBeforeRestore);
+        assertThat(committedResults(dir, type)).containsExactlyInAnyOrderElementsOf(flink);
+    }
+
+    private static StreamExecutionEnvironment environment(Configuration config) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(2);
+        env.enableCheckpointing(100);
+        env.setRestartStrategy(RestartStrategies.noRestart());
+        return env;
+    }
+
+    /** The CEC word count and Flink's window operator side by side; returns the CEC output type. */
+    private static TypeInformation<CecRecord<String, TimeWindow, Long, Long>> job(
+            StreamExecutionEnvironment env, File dir, double perSecond) {
+        KeyedStream<Tuple2<String, Long>, String> words =
+                WordCountJob.words(env, EVENTS, 5, 5, perSecond).keyBy(w -> w.f0);
+        DataStream<CecRecord<String, TimeWindow, Long, Long>> cec =
+                CecWindows.of(words)
+                        .window(WordCountJob.windows(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+                        .aggregate(new WordCountJob.Count(), CecOptions.builder(dir.toURI().toString()).build())
+                        .uid("cec");
+        cec.addSink(new DiscardingSink<>());
+        words.window(WordCountJob.windows(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+                .aggregate(new WordCountJob.Count(), new Describe())
+                .uid("flink")
+                .addSink(new FlinkResults());
+        return cec.getType();
+    }
+
+    private static List<String> committedResults(File dir, TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type)
+            throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        List<String> results = new ArrayList<>();
+        env.fromSource(CecLogSource.of(dir.toURI().toString(), type, Long.MIN_VALUE), WatermarkStrategy.noWatermarks(), "history")
+                .filter(CecRecord::isResult)
+                .map((MapFunction<CecRecord<String, TimeWindow, Long, Long>, String>)
+                        r -> describe(r.getKey(), r.getWindow(), r.getValue()))
+                .executeAndCollect()
+                .forEachRemaining(results::add);
+        return results;
+    }
+
+    private static String describe(String key, TimeWindow window, long count) {
+        return key + "|" + window.getStart() + "|" + count;
+    }
+
+    private static long countOf(String result) {
+        return Long.parseLong(result.substring(result.lastIndexOf('|') + 1));
+    }
+
+    /** Flink's window result in the form of {@link #describe}. */
+    private static final class Describe extends ProcessWindowFunction<Long, String, String, TimeWindow> {
+        @Override
+        public void process(String key, Context ctx, Iterable<Long> counts, Collector<String> out) {
+            for (long count : counts) {
+                out.collect(describe(key, ctx.window(), count));
+            }
+        }
+    }
+
+    private static final class FlinkResults implements SinkFunction<String> {
+        @Override
+        public void invoke(String value, Context context) {
+            FLINK_RESULTS.add(value);
+        }
+    }
+}

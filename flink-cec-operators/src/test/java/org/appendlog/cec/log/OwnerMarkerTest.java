@@ -1,0 +1,68 @@
+package org.appendlog.cec.log;
+
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Claims of subtask directories on the local file system. */
+class OwnerMarkerTest {
+
+    // Ids in age order, so that markers written within one tick of the clock still rank as written.
+    private static final OwnerMarker OWNER = new OwnerMarker("aa000000000000000000000000000001", "owner");
+    private static final OwnerMarker INTRUDER = new OwnerMarker("bb000000000000000000000000000002", "intruder");
+
+    private final FileSystem fs = FileSystem.getLocalFileSystem();
+
+    @TempDir File tmp;
+
+    @Test
+    void aRefusedOperatorOfHigherParallelismLeavesNothingBehind() throws IOException {
+        Path root = new Path(tmp.toURI());
+        for (int subtask = 0; subtask < 2; subtask++) {
+            assertThat(OwnerMarker.claim(fs, root, subtask, OWNER)).isEmpty();
+        }
+
+        for (int subtask = 0; subtask < 4; subtask++) {
+            assertThat(OwnerMarker.claim(fs, root, subtask, INTRUDER))
+                    .as("subtask %d", subtask)
+                    .extracting(OwnerMarker::toString)
+                    .containsExactly(OWNER.toString());
+        }
+
+        assertThat(names(root)).containsExactly("subtask-0000", "subtask-0001");
+        for (int subtask = 0; subtask < 2; subtask++) {
+            assertThat(names(PersistedStream.subtaskDirectory(root, subtask)))
+                    .containsExactly("owner-aa000000000000000000000000000001");
+        }
+    }
+
+    @Test
+    void subtasksClaimAnEmptyPathInAnyOrderAndTheOwnerMayAddSubtasks() throws IOException {
+        Path root = new Path(tmp.toURI());
+        assertThat(OwnerMarker.claim(fs, root, 2, OWNER)).isEmpty();
+        assertThat(OwnerMarker.claim(fs, root, 0, OWNER)).isEmpty();
+        assertThat(OwnerMarker.claim(fs, root, 3, OWNER)).isEmpty();
+        assertThat(OwnerMarker.claim(fs, root, 0, OWNER)).as("a restore of subtask 0").isEmpty();
+
+        assertThat(names(root)).containsExactly("subtask-0000", "subtask-0002", "subtask-0003");
+    }
+
+    private List<String> names(Path directory) throws IOException {
+        List<String> names = new ArrayList<>();
+        for (FileStatus child : fs.listStatus(directory)) {
+            names.add(child.getPath().getName());
+        }
+        names.sort(String::compareTo);
+        return names;
+    }
+}
