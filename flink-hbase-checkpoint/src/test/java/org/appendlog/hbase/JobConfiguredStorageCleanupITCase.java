@@ -79,7 +79,8 @@ class JobConfiguredStorageCleanupITCase {
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1);
         // Only the test's triggers checkpoint, so that none is in flight when the job manager
-        // stops: Flink leaves the shared state of an aborted checkpoint behind on any storage.
+        // stops: Flink registers shared state when a task acknowledges it, in memory, so what an
+        // aborted checkpoint uploaded is known to no later job manager (on any storage).
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
         conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ofHours(1));
         // Closing the mini cluster stops the task manager before the job manager: the job must
