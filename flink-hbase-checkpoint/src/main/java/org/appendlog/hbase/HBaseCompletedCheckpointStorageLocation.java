@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.ObjectInputStream;
 
 /** A completed checkpoint's rows: its pointer, its metadata, and how to delete all of it. */
 final class HBaseCompletedCheckpointStorageLocation implements CompletedCheckpointStorageLocation {
@@ -53,6 +54,20 @@ final class HBaseCompletedCheckpointStorageLocation implements CompletedCheckpoi
     public void disposeStorageLocation() throws IOException {
         int rows = CheckpointTables.open(settings).deleteDirectory(checkpointDirectory);
         LOG.debug("Disposed checkpoint {}: deleted {} remaining rows", pointer, rows);
+    }
+
+    /**
+     * Flink keeps completed checkpoints, this location included, in its high-availability store,
+     * and a restarted job manager reads them back before it discards them. When it only cleans up
+     * after a job that ended (Flink's {@code CheckpointResourcesCleanupRunner}), it never creates
+     * the job's checkpoint storage, so without this its {@code hbase://} file system would not
+     * know the table of the handles, and their deletes (shared state above all) would fail and be
+     * logged only. The settings travel with the checkpoint, so that works whatever configuration
+     * the job manager was started with; the paths stay free of cluster addresses, which change.
+     */
+    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+        in.defaultReadObject();
+        CheckpointTables.register(settings);
     }
 
     @Override

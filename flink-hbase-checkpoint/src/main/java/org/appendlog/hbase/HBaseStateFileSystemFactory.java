@@ -22,8 +22,9 @@ public final class HBaseStateFileSystemFactory implements FileSystemFactory {
     /**
      * Flink calls this with the cluster configuration when a process starts. If that
      * configuration names an HBase cluster for checkpoints, its table's {@code hbase://} paths are
-     * readable from then on, even before any job created its checkpoint storage (e.g. when the
-     * job manager recovers and discards checkpoints from its high-availability store).
+     * readable from then on, even before any job created its checkpoint storage or any checkpoint
+     * was read back from the high-availability store (which registers its own table, see {@link
+     * HBaseCompletedCheckpointStorageLocation}).
      */
     @Override
     public void configure(Configuration config) {

@@ -1,0 +1,97 @@
+package org.appendlog.hbase;
+
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.OperatorStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The HBase streams a completed checkpoint needs, read from its {@code _metadata} with Flink's own
+ * reader: stream key to length, its metadata stream included. What must stay in the table while
+ * the checkpoint is retained, and nothing more.
+ */
+final class CheckpointStreams {
+
+    private CheckpointStreams() {}
+
+    static Map<String, Long> of(CompletedCheckpointStorageLocation checkpoint) throws IOException {
+        Map<String, Long> streams = new TreeMap<>();
+        StreamStateHandle metadataHandle = checkpoint.getMetadataHandle();
+        add(streams, metadataHandle);
+        CheckpointMetadata metadata;
+        try (DataInputStream in = new DataInputStream(metadataHandle.openInputStream())) {
+            metadata =
+                    Checkpoints.loadCheckpointMetadata(
+                            in,
+                            CheckpointStreams.class.getClassLoader(),
+                            checkpoint.getExternalPointer());
+        }
+        for (OperatorState operator : metadata.getOperatorStates()) {
+            add(streams, operator.getCoordinatorState());
+            for (OperatorSubtaskState subtask : operator.getStates()) {
+                if (!subtask.getInputChannelState().isEmpty()
+                        || !subtask.getResultSubpartitionState().isEmpty()) {
+                    throw new IllegalStateException("Unexpected in-flight data in " + checkpoint);
+                }
+                for (OperatorStateHandle handle : subtask.getManagedOperatorState()) {
+                    add(streams, handle.getDelegateStateHandle());
+                }
+                for (OperatorStateHandle handle : subtask.getRawOperatorState()) {
+                    add(streams, handle.getDelegateStateHandle());
+                }
+                for (KeyedStateHandle handle : subtask.getManagedKeyedState()) {
+                    addKeyed(streams, handle);
+                }
+                for (KeyedStateHandle handle : subtask.getRawKeyedState()) {
+                    addKeyed(streams, handle);
+                }
+            }
+        }
+        return streams;
+    }
+
+    private static void addKeyed(Map<String, Long> streams, KeyedStateHandle handle) {
+        if (handle instanceof KeyGroupsStateHandle) {
+            add(streams, ((KeyGroupsStateHandle) handle).getDelegateStateHandle());
+        } else if (handle instanceof IncrementalRemoteKeyedStateHandle) {
+            IncrementalRemoteKeyedStateHandle incremental = (IncrementalRemoteKeyedStateHandle) handle;
+            add(streams, incremental.getMetaDataStateHandle());
+            for (HandleAndLocalPath file : incremental.getSharedState()) {
+                add(streams, file.getHandle());
+            }
+            for (HandleAndLocalPath file : incremental.getPrivateState()) {
+                add(streams, file.getHandle());
+            }
+        } else {
+            throw new IllegalStateException("Unexpected keyed state handle " + handle);
+        }
+    }
+
+    /** Inline handles have no rows; anything else must be a stream of the HBase storage. */
+    private static void add(Map<String, Long> streams, StreamStateHandle handle) {
+        if (handle == null || handle instanceof ByteStreamStateHandle) {
+            return;
+        }
+        if (!(handle instanceof FileStateHandle)
+                || !HBaseCheckpointPointer.SCHEME.equals(
+                        ((FileStateHandle) handle).getFilePath().toUri().getScheme())) {
+            throw new IllegalStateException("Not a stream of the HBase storage: " + handle);
+        }
+        String key = ((FileStateHandle) handle).getFilePath().toUri().getPath().substring(1);
+        streams.put(key, handle.getStateSize());
+    }
+}
