@@ -76,11 +76,8 @@ class HBaseCheckpointStorageJobITCase {
     @TempDir static java.nio.file.Path appendLogDir;
 
     private static Configuration jobConfig(String backend) {
-        Configuration conf = new Configuration();
+        Configuration conf = HBASE.storageOptions(TABLE);
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, HBaseCheckpointStorageFactory.class.getName());
-        conf.set(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM, HBASE.zookeeperQuorum());
-        conf.set(HBaseCheckpointStorageOptions.TABLE, TABLE);
-        conf.set(HBaseCheckpointStorageOptions.SALT_BUCKETS, 4);
         // Low, so that this small job's keyed state goes to HBase rows, while the few bytes of
         // some operator states stay inline: both kinds of handle are restored.
         conf.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("64b"));

@@ -60,10 +60,7 @@ class HBaseCheckpointStreamsITCase {
     }
 
     private static HBaseCheckpointStorage storage(Configuration extra) {
-        Configuration conf = new Configuration();
-        conf.set(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM, HBASE.zookeeperQuorum());
-        conf.set(HBaseCheckpointStorageOptions.TABLE, TABLE);
-        conf.set(HBaseCheckpointStorageOptions.SALT_BUCKETS, 4);
+        Configuration conf = HBASE.storageOptions(TABLE);
         conf.addAll(extra);
         return new HBaseCheckpointStorageFactory()
                 .createFromConfig(conf, HBaseCheckpointStreamsITCase.class.getClassLoader());

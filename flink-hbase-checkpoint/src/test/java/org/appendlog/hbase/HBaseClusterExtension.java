@@ -1,5 +1,7 @@
 package org.appendlog.hbase;
 
+import org.apache.flink.configuration.Configuration;
+
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -68,5 +70,14 @@ public final class HBaseClusterExtension implements BeforeAllCallback, AfterAllC
     /** The quorum as a client would configure it, e.g. {@code localhost:53124}. */
     public String zookeeperQuorum() {
         return "localhost:" + utility.getZkCluster().getClientPort();
+    }
+
+    /** Options of an HBase checkpoint storage on this cluster in {@code table}, salted 4 ways. */
+    public Configuration storageOptions(String table) {
+        Configuration conf = new Configuration();
+        conf.set(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM, zookeeperQuorum());
+        conf.set(HBaseCheckpointStorageOptions.TABLE, table);
+        conf.set(HBaseCheckpointStorageOptions.SALT_BUCKETS, 4);
+        return conf;
     }
 }

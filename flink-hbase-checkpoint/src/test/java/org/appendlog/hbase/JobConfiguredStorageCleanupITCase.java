@@ -68,11 +68,8 @@ class JobConfiguredStorageCleanupITCase {
     }
 
     private static Configuration jobConfig() {
-        Configuration conf = new Configuration();
+        Configuration conf = HBASE.storageOptions(TABLE);
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, HBaseCheckpointStorageFactory.class.getName());
-        conf.set(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM, HBASE.zookeeperQuorum());
-        conf.set(HBaseCheckpointStorageOptions.TABLE, TABLE);
-        conf.set(HBaseCheckpointStorageOptions.SALT_BUCKETS, 4);
         // Low, so that RocksDB's files, shared ones included, become rows.
         conf.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("64b"));
         conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
