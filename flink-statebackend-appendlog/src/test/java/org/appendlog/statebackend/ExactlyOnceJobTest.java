@@ -3,7 +3,9 @@ package org.appendlog.statebackend;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.changelog.fs.FsStateChangelogOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateChangelogOptions;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectClusterClient;
@@ -28,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A job counting per key on the append-log backend, selected through the cluster configuration
- * as flink-conf.yaml would, fails once mid-stream and still ends with exact counts.
+ * as flink-conf.yaml would, fails once mid-stream and still ends with exact counts; also with
+ * Flink's changelog backend wrapping it.
  */
 class ExactlyOnceJobTest {
 
@@ -47,9 +50,20 @@ class ExactlyOnceJobTest {
                                     .setNumberSlotsPerTaskManager(4)
                                     .build());
 
-    /** The cluster's configuration selects the backend, as flink-conf.yaml would. */
+    /**
+     * The cluster's configuration selects the backend, as flink-conf.yaml would, and where
+     * Flink's changelog, if a job enables it, is stored.
+     */
     private static Configuration clusterConfig() {
-        return CountingJob.withAppendLog(new Configuration(), logDir().toUri().toString());
+        Configuration config =
+                CountingJob.withAppendLog(new Configuration(), logDir().toUri().toString());
+        config.set(StateChangelogOptions.STATE_CHANGE_LOG_STORAGE, "filesystem");
+        config.set(FsStateChangelogOptions.BASE_PATH, changelogDir().toUri().toString());
+        return config;
+    }
+
+    private static Path changelogDir() {
+        return tmp.resolve("changelog");
     }
 
     private static Path logDir() {
@@ -59,16 +73,42 @@ class ExactlyOnceJobTest {
     @Test
     void countsAreExactAfterAFailureMidStream(@InjectClusterClient ClusterClient<?> client)
             throws Exception {
-        FailOnce.reset();
-        EmittedCounts.take();
-        long perSubtask = JOB.records() / PARALLELISM;
+        countsAreExactAfterAFailure(client, jobConfig("plain"));
+    }
+
+    /**
+     * A user may enable Flink's changelog backend over any backend: it logs every state change
+     * to its own store and materializes the state now and then through this backend's snapshots,
+     * which a restore reads back before replaying the changelog.
+     */
+    @Test
+    void countsAreExactAfterAFailureUnderFlinksChangelogBackend(
+            @InjectClusterClient ClusterClient<?> client) throws Exception {
+        Configuration jobConfig = jobConfig("changelog");
+        jobConfig.set(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG, true);
+        jobConfig.set(StateChangelogOptions.PERIODIC_MATERIALIZATION_INTERVAL, Duration.ofMillis(300));
+        JobID jobId = countsAreExactAfterAFailure(client, jobConfig);
+        assertThat(changelogDir().resolve(jobId.toString()))
+                .as("Flink's changelog of the job")
+                .isDirectory();
+    }
+
+    private static Configuration jobConfig(String run) {
         Configuration jobConfig =
-                CountingJob.jobConfig(tmp.resolve("checkpoints").toUri().toString());
+                CountingJob.jobConfig(tmp.resolve(run + "-checkpoints").toUri().toString());
         jobConfig.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         jobConfig.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
         jobConfig.set(
                 RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        return jobConfig;
+    }
 
+    /** Returns the job's id. */
+    private static JobID countsAreExactAfterAFailure(
+            ClusterClient<?> client, Configuration jobConfig) throws Exception {
+        FailOnce.reset();
+        EmittedCounts.take();
+        long perSubtask = JOB.records() / PARALLELISM;
         JobID jobId =
                 MiniClusterJobs.submit(
                         client,
@@ -78,7 +118,7 @@ class ExactlyOnceJobTest {
         long deadline = System.nanoTime() + MiniClusterJobs.TIMEOUT.toNanos();
         while (!client.getJobStatus(jobId).get().isGloballyTerminalState()) {
             assertThat(System.nanoTime() - deadline).as("waiting past the timeout").isNegative();
-            segmentsSeen.addAll(segmentFiles());
+            segmentsSeen.addAll(segmentFiles(jobId));
             Thread.sleep(50);
         }
         MiniClusterJobs.awaitSuccess(client, jobId);
@@ -110,13 +150,15 @@ class ExactlyOnceJobTest {
         assertThat(emitted.maxPerKey())
                 .as("final count of every key")
                 .isEqualTo(JOB.expectedCounts());
+        return jobId;
     }
 
-    /** The segment files in the log directory now; the backend may delete some meanwhile. */
-    private static Set<String> segmentFiles() throws IOException {
+    /** The job's segment files in the log directory now; the backend may delete some meanwhile. */
+    private static Set<String> segmentFiles(JobID jobId) throws IOException {
         Set<String> names = new TreeSet<>();
-        if (Files.isDirectory(logDir())) {
-            try (Stream<Path> files = Files.walk(logDir())) {
+        Path jobLog = logDir().resolve(jobId.toString());
+        if (Files.isDirectory(jobLog)) {
+            try (Stream<Path> files = Files.walk(jobLog)) {
                 files.map(f -> f.getFileName().toString())
                         .filter(n -> n.endsWith(".seg"))
                         .forEach(names::add);
