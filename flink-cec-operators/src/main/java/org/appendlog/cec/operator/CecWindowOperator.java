@@ -137,7 +137,8 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         payload = new DataOutputSerializer(256);
         reuse = new StreamRecord<>(null);
         // From the job's ExecutionConfig as it is at execution, as Flink builds the network serializers:
-        // Kryo registrations made after aggregate() count, for the log as for the network.
+        // configuration made after aggregate() (Kryo registrations, a custom assigner's window
+        // serializer) counts, for the log as for the network.
         serializer = type.createSerializer(getExecutionConfig().getSerializerConfig());
         accumulatorSerializer = serializer.getAccumulatorSerializer();
         streamTime = Long.MIN_VALUE;
