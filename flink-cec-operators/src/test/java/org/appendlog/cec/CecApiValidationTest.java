@@ -2,8 +2,12 @@ package org.appendlog.cec;
 
 import org.appendlog.cec.api.CecConfigOptions;
 import org.appendlog.cec.api.CecOptions;
+import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindows;
+import org.appendlog.cec.source.CecLogSource;
 
+import org.apache.flink.api.common.typeinfo.TypeHint;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -11,6 +15,7 @@ import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
 import org.apache.flink.streaming.api.windowing.assigners.GlobalWindows;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +24,7 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Bad configuration and unsupported windows fail early, naming what to fix. */
+/** Bad configuration, unsupported windows and a log source of the wrong type fail early, naming what to fix. */
 class CecApiValidationTest {
 
     @Test
@@ -69,5 +74,18 @@ class CecApiValidationTest {
         assertThatThrownBy(() -> CecWindows.of(keyed).window(GlobalWindows.create()))
                 .hasMessageContaining("countWindow");
         assertThatThrownBy(() -> CecWindows.of(keyed).countWindow(0)).hasMessageContaining("at least 1");
+    }
+
+    @Test
+    void aLogSourceNeedsTheOperatorsOutputType() {
+        TypeInformation<CecRecord<String, TimeWindow, Long, Long>> generic =
+                TypeInformation.of(new TypeHint<CecRecord<String, TimeWindow, Long, Long>>() {});
+        assertThatThrownBy(() -> CecLogSource.of("file:///tmp/cec", generic, Long.MIN_VALUE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("file:///tmp/cec")
+                .hasMessageContaining("CecRecordTypeInfo")
+                .hasMessageContaining("cecStream.getType()")
+                .hasMessageContaining(generic.toString())
+                .hasMessageContaining(generic.getClass().getName());
     }
 }

@@ -2,31 +2,39 @@ package org.appendlog.cec.api;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.serialization.SerializerConfig;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
+import org.apache.flink.streaming.api.windowing.windows.Window;
 
 import java.util.Objects;
 
 /**
- * Type information of {@link CecRecord}. The window type is given by its serializer, as Flink's
- * window assigners provide it ({@code WindowAssigner#getWindowSerializer}).
+ * Type information of {@link CecRecord}. The window type is given by the window assigner, which
+ * builds the window serializer from an {@code ExecutionConfig} ({@code
+ * WindowAssigner#getWindowSerializer}); like the other serializers it is built from the config of
+ * the job that serializes, so configuration made after {@code aggregate()} counts.
  */
-public final class CecRecordTypeInfo<K, W, ACC, OUT> extends TypeInformation<CecRecord<K, W, ACC, OUT>> {
+public final class CecRecordTypeInfo<K, W extends Window, ACC, OUT> extends TypeInformation<CecRecord<K, W, ACC, OUT>> {
 
     private static final long serialVersionUID = 1L;
 
     private final TypeInformation<K> keyType;
-    private final TypeSerializer<W> windowSerializer;
+    private final WindowAssigner<?, W> assigner;
+    /** Names the window type (equals, hashCode, toString); serializers come from the job's config. */
+    private final TypeSerializer<W> windowType;
     private final TypeInformation<ACC> accumulatorType;
     private final TypeInformation<OUT> valueType;
 
     public CecRecordTypeInfo(
             TypeInformation<K> keyType,
-            TypeSerializer<W> windowSerializer,
+            WindowAssigner<?, W> assigner,
             TypeInformation<ACC> accumulatorType,
             TypeInformation<OUT> valueType) {
         this.keyType = Objects.requireNonNull(keyType);
-        this.windowSerializer = Objects.requireNonNull(windowSerializer);
+        this.assigner = Objects.requireNonNull(assigner);
+        this.windowType = assigner.getWindowSerializer(new ExecutionConfig());
         this.accumulatorType = Objects.requireNonNull(accumulatorType);
         this.valueType = Objects.requireNonNull(valueType);
     }
@@ -75,9 +83,21 @@ public final class CecRecordTypeInfo<K, W, ACC, OUT> extends TypeInformation<Cec
     public CecRecordSerializer<K, W, ACC, OUT> createSerializer(SerializerConfig config) {
         return new CecRecordSerializer<>(
                 keyType.createSerializer(config),
-                windowSerializer.duplicate(),
+                assigner.getWindowSerializer(executionConfigOf(config)),
                 accumulatorType.createSerializer(config),
                 valueType.createSerializer(config));
+    }
+
+    /**
+     * The ExecutionConfig that {@code config} belongs to, found as Flink's own {@code
+     * TypeInformation#createSerializer(SerializerConfig)} finds it for type information that needs
+     * one: a job's SerializerConfig (at graph building, in a task, in a source) always has it. A
+     * SerializerConfig of no job gets a default one.
+     */
+    private static ExecutionConfig executionConfigOf(SerializerConfig config) {
+        ExecutionConfig owner =
+                config instanceof SerializerConfigImpl ? ((SerializerConfigImpl) config).getExecutionConfig() : null;
+        return owner != null ? owner : new ExecutionConfig();
     }
 
     @Override
@@ -88,7 +108,7 @@ public final class CecRecordTypeInfo<K, W, ACC, OUT> extends TypeInformation<Cec
 
     @Override
     public String toString() {
-        return "CecRecord<" + keyType + ", " + windowSerializer.getClass().getSimpleName() + ", "
+        return "CecRecord<" + keyType + ", " + windowType.getClass().getSimpleName() + ", "
                 + accumulatorType + ", " + valueType + ">";
     }
 
@@ -100,14 +120,14 @@ public final class CecRecordTypeInfo<K, W, ACC, OUT> extends TypeInformation<Cec
         CecRecordTypeInfo<?, ?, ?, ?> that = (CecRecordTypeInfo<?, ?, ?, ?>) obj;
         return that.canEqual(this)
                 && keyType.equals(that.keyType)
-                && windowSerializer.equals(that.windowSerializer)
+                && windowType.equals(that.windowType)
                 && accumulatorType.equals(that.accumulatorType)
                 && valueType.equals(that.valueType);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(keyType, windowSerializer, accumulatorType, valueType);
+        return Objects.hash(keyType, windowType, accumulatorType, valueType);
     }
 
     @Override

@@ -47,7 +47,7 @@ public final class CecWindowedStream<T, K, W extends Window> {
         CecRecordTypeInfo<K, W, ACC, OUT> type =
                 new CecRecordTypeInfo<>(
                         input.getKeyType(),
-                        assigner.getWindowSerializer(input.getExecutionConfig()),
+                        assigner,
                         accumulatorType,
                         resultType);
         String name =

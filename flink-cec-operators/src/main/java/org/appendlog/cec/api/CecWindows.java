@@ -68,7 +68,7 @@ public final class CecWindows<T, K> {
     /** Keeps only the values of the RESULT tuples, like Flink's {@code WindowedStream#aggregate}. */
     @SuppressWarnings("unchecked")
     public static <K, W, ACC, OUT> DataStream<OUT> resultValues(DataStream<CecRecord<K, W, ACC, OUT>> cecStream) {
-        TypeInformation<OUT> valueType = ((CecRecordTypeInfo<K, W, ACC, OUT>) cecStream.getType()).getValueType();
+        TypeInformation<OUT> valueType = ((CecRecordTypeInfo<?, ?, ?, OUT>) cecStream.getType()).getValueType();
         return results(cecStream)
                 .map((MapFunction<CecRecord<K, W, ACC, OUT>, OUT>) CecRecord::getValue)
                 .returns(valueType)

@@ -34,6 +34,8 @@ import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.Window;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.Collection;
 import java.util.Collections;
@@ -135,7 +137,8 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         payload = new DataOutputSerializer(256);
         reuse = new StreamRecord<>(null);
         // From the job's ExecutionConfig as it is at execution, as Flink builds the network serializers:
-        // Kryo registrations made after aggregate() count, for the log as for the network.
+        // configuration made after aggregate() (Kryo registrations, a custom assigner's window
+        // serializer) counts, for the log as for the network.
         serializer = type.createSerializer(getExecutionConfig().getSerializerConfig());
         accumulatorSerializer = serializer.getAccumulatorSerializer();
         streamTime = Long.MIN_VALUE;
@@ -160,24 +163,9 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                                 new ListStateDescriptor<>(
                                         STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
 
+        // Before the claim: a restore refused for its parallelism must leave the log path as it was.
+        CheckpointedPosition restored = context.isRestored() ? restoredPosition(subtask, parallelism) : null;
         claimDirectory();
-
-        CheckpointedPosition restored = null;
-        if (context.isRestored()) {
-            for (byte[] bytes : positionState.get()) {
-                CheckpointedPosition position = CheckpointedPosition.fromBytes(bytes);
-                if (position.parallelism != parallelism) {
-                    throw new IllegalStateException(
-                            "CEC window operator '" + getOperatorName() + "' was checkpointed with parallelism "
-                                    + position.parallelism + " and cannot be restored with parallelism " + parallelism
-                                    + ": its windows live in per-subtask logs under " + options.logPath()
-                                    + ". Restore it with parallelism " + position.parallelism + ".");
-                }
-                if (position.subtask == subtask) {
-                    restored = position;
-                }
-            }
-        }
         if (restored != null) {
             restore(restored);
             // Readers follow the restored stream from now on, not a later one that the restore
@@ -192,9 +180,32 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         }
     }
 
+    /**
+     * This subtask's entry of the restored union state, or null if it has none; fails if the state
+     * was checkpointed at another parallelism.
+     */
+    @Nullable
+    private CheckpointedPosition restoredPosition(int subtask, int parallelism) throws Exception {
+        CheckpointedPosition restored = null;
+        for (byte[] bytes : positionState.get()) {
+            CheckpointedPosition position = CheckpointedPosition.fromBytes(bytes);
+            if (position.parallelism != parallelism) {
+                throw new IllegalStateException(
+                        "CEC window " + self() + " was checkpointed with parallelism "
+                                + position.parallelism + " and cannot be restored with parallelism " + parallelism
+                                + ": its windows live in per-subtask logs under " + options.logPath()
+                                + ". Restore it with parallelism " + position.parallelism + ".");
+            }
+            if (position.subtask == subtask) {
+                restored = position;
+            }
+        }
+        return restored;
+    }
+
     /** Fails if another operator writes the same directory: the two would commit over each other. */
     private void claimDirectory() throws IOException {
-        OwnerMarker self = new OwnerMarker(getOperatorID().toHexString(), getOperatorConfig().getOperatorName());
+        OwnerMarker self = self();
         List<OwnerMarker> others = OwnerMarker.claim(fs, options.logPath(), subtaskIndex(), self);
         if (!others.isEmpty()) {
             throw new IllegalStateException(
@@ -202,6 +213,11 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                             + " (refused at " + directory.getName() + "): both are configured with it as '"
                             + CecConfigOptions.LOG_PATH.key() + "'. Give each CEC operator its own directory.");
         }
+    }
+
+    /** This operator as its owner marker names it: its own name (not the task's) and its id. */
+    private OwnerMarker self() {
+        return new OwnerMarker(getOperatorID().toHexString(), getOperatorConfig().getOperatorName());
     }
 
     private void startNewStream() throws IOException {

@@ -1,6 +1,7 @@
 package org.appendlog.cec.source;
 
 import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecRecordTypeInfo;
 import org.appendlog.cec.log.LogPosition;
 import org.appendlog.cec.log.PersistedStream;
 
@@ -62,11 +63,21 @@ public final class CecLogSource<K, W, ACC, OUT>
 
     /**
      * @param path the operator's {@code cec.log.path}
-     * @param type the type of the operator's output, e.g. {@code cecStream.getType()}
+     * @param type the type of the operator's output, {@code cecStream.getType()}: a {@link
+     *     CecRecordTypeInfo}, which decodes the log as the operator encoded it
      * @param fromTimestamp the earliest tuple timestamp to return ({@code Long.MIN_VALUE} for all)
+     * @throws IllegalArgumentException if {@code type} is not a {@link CecRecordTypeInfo}
      */
     public static <K, W, ACC, OUT> CecLogSource<K, W, ACC, OUT> of(
             String path, TypeInformation<CecRecord<K, W, ACC, OUT>> type, long fromTimestamp) {
+        // Any other type (say, from TypeInformation.of(CecRecord.class)) would decode the log with
+        // serializers it was not written with: fail while the job is built, not on reading.
+        if (!(type instanceof CecRecordTypeInfo)) {
+            throw new IllegalArgumentException(
+                    "CecLogSource for " + path + " needs the CecRecordTypeInfo of the CEC operator's output "
+                            + "(cecStream.getType() of the operator that writes " + path + "), but was given " + type
+                            + " (" + (type == null ? "null" : type.getClass().getName()) + ").");
+        }
         return new CecLogSource<>(path, type, fromTimestamp);
     }
 

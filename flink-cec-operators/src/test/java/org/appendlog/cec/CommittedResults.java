@@ -1,0 +1,30 @@
+package org.appendlog.cec;
+
+import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.source.CecLogSource;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The RESULT tuples of a committed persisted stream, read back by a job with {@link CecLogSource}. */
+final class CommittedResults {
+
+    private CommittedResults() {}
+
+    static <K, W, ACC, OUT> List<CecRecord<K, W, ACC, OUT>> read(
+            File dir, TypeInformation<CecRecord<K, W, ACC, OUT>> type, StreamExecutionEnvironment reader)
+            throws Exception {
+        List<CecRecord<K, W, ACC, OUT>> results = new ArrayList<>();
+        reader.fromSource(CecLogSource.of(dir.toURI().toString(), type, Long.MIN_VALUE), WatermarkStrategy.noWatermarks(),
+                        "history")
+                .filter(CecRecord::isResult)
+                .executeAndCollect()
+                .forEachRemaining(results::add);
+        return results;
+    }
+}
