@@ -6,7 +6,11 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.changelog.fs.FsStateChangelogOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateChangelogOptions;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -40,6 +44,9 @@ class ExactlyOnceJobTest {
 
     @TempDir static Path tmp;
 
+    /** Keeps the metrics of tasks that ended: those of the failed attempt and of the restore. */
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
             new MiniClusterExtension(
@@ -59,7 +66,7 @@ class ExactlyOnceJobTest {
                 CountingJob.withAppendLog(new Configuration(), logDir().toUri().toString());
         config.set(StateChangelogOptions.STATE_CHANGE_LOG_STORAGE, "filesystem");
         config.set(FsStateChangelogOptions.BASE_PATH, changelogDir().toUri().toString());
-        return config;
+        return METRICS.addToConfiguration(config);
     }
 
     private static Path changelogDir() {
@@ -150,7 +157,26 @@ class ExactlyOnceJobTest {
         assertThat(emitted.maxPerKey())
                 .as("final count of every key")
                 .isEqualTo(JOB.expectedCounts());
+        assertThat(bytesReadByTheRestore(jobId))
+                .as("log bytes the restarted backends read (the appendlog.restoreBytesRead metric)")
+                .isPositive();
         return jobId;
+    }
+
+    /** The sum of the {@code appendlog.restoreBytesRead} gauges of the job's second attempt. */
+    private static long bytesReadByTheRestore(JobID jobId) {
+        long bytes = 0;
+        for (Map.Entry<MetricGroup, Map<String, Metric>> group :
+                METRICS.getMetricsByGroup().entrySet()) {
+            Map<String, String> variables = group.getKey().getAllVariables();
+            Metric restored = group.getValue().get("restoreBytesRead");
+            if (restored != null
+                    && jobId.toString().equals(variables.get("<job_id>"))
+                    && "1".equals(variables.get("<task_attempt_num>"))) {
+                bytes += ((Number) ((Gauge<?>) restored).getValue()).longValue();
+            }
+        }
+        return bytes;
     }
 
     /** The job's segment files in the log directory now; the backend may delete some meanwhile. */
