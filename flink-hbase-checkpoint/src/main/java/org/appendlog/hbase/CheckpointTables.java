@@ -61,6 +61,24 @@ final class CheckpointTables {
         }
     }
 
+    /**
+     * Makes {@code hbase://<table>/} paths of these settings readable in this process unless the
+     * table name is registered already: by the configuration or a running job's storage, which
+     * name the cluster as it is now, where {@code settings} (e.g. of a checkpoint read back from
+     * the high-availability store) name it as it was.
+     */
+    static void registerIfAbsent(HBaseStorageSettings settings) {
+        HBaseStorageSettings present = BY_NAME.putIfAbsent(settings.table, settings);
+        if (present != null && !present.client.equals(settings.client)) {
+            LOG.warn(
+                    "Checkpoint table '{}' was written through {}; this process reaches it through"
+                            + " {}, as configured",
+                    settings.table,
+                    settings.client,
+                    present.client);
+        }
+    }
+
     /** The open table for these settings: connects and creates the table on first use. */
     static CheckpointTable open(HBaseStorageSettings settings) throws IOException {
         register(settings);

@@ -64,10 +64,12 @@ final class HBaseCompletedCheckpointStorageLocation implements CompletedCheckpoi
      * know the table of the handles, and their deletes (shared state above all) would fail and be
      * logged only. The settings travel with the checkpoint, so that works whatever configuration
      * the job manager was started with; the paths stay free of cluster addresses, which change.
+     * They name the cluster as it was, so they never replace a registration of the same table by
+     * the configuration or a running job.
      */
     private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
         in.defaultReadObject();
-        CheckpointTables.register(settings);
+        CheckpointTables.registerIfAbsent(settings);
     }
 
     @Override

@@ -147,6 +147,13 @@ class JobConfiguredStorageCleanupITCase {
                     100L,
                     1200);
             assertThat(restarted.isAlive()).as("job manager exited:\n%s", restarted.logTail()).isTrue();
+            // Flink deletes shared state on its own executor, which the clean result does not
+            // wait for: give those deletes time before the process stops.
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!TableRows.rowsContaining(hbase(), TABLE, job.toString()).isEmpty()
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
         } finally {
             restarted.close();
         }
