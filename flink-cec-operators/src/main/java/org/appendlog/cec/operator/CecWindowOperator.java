@@ -88,6 +88,12 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient long creations;
     private transient long streamTime;
     private transient long watermark;
+    /**
+     * Whether the end-of-input watermark came: every window fired and later records are late, as
+     * in Flink's window operator, but {@link #watermark} keeps the last point in event time, which
+     * is what a checkpoint records.
+     */
+    private transient boolean endOfEventTime;
     private transient long windowTimer;
 
     private transient FileSystem fs;
@@ -143,6 +149,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         accumulatorSerializer = serializer.getAccumulatorSerializer();
         streamTime = Long.MIN_VALUE;
         watermark = Long.MIN_VALUE;
+        endOfEventTime = false;
         windowTimer = Long.MAX_VALUE;
         assignerContext =
                 new WindowAssigner.WindowAssignerContext() {
@@ -329,14 +336,18 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                 fire(window, now());
             }
         }
-        if (skipped && assigner.isEventTime() && element.getTimestamp() <= watermark) {
+        if (skipped && assigner.isEventTime() && element.getTimestamp() <= effectiveWatermark()) {
             lateRecordsDropped.inc();
         }
         scheduleWindowTimer();
     }
 
     private boolean isLate(W window) {
-        return assigner.isEventTime() && window.maxTimestamp() <= watermark;
+        return assigner.isEventTime() && window.maxTimestamp() <= effectiveWatermark();
+    }
+
+    private long effectiveWatermark() {
+        return endOfEventTime ? Long.MAX_VALUE : watermark;
     }
 
     private OpenWindow<K, W, ACC> openWindow(K key, W w) throws IOException {
@@ -356,9 +367,11 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     public void processWatermark(Watermark mark) throws Exception {
         if (assigner.isEventTime()) {
             if (mark.getTimestamp() == Watermark.MAX_WATERMARK.getTimestamp()) {
-                // End of input (or stop --drain): fires every window, but is no point in event time. Not
-                // kept, so a restore from the final checkpoint or the drain's savepoint windows new input
-                // as Flink's window operator does, instead of dropping all of it as late.
+                // End of input (or stop --drain): fires every window, and later records of this run are
+                // late (another input may resume after it), but it is no point in event time: not
+                // checkpointed, so a restore from the final checkpoint or the drain's savepoint windows
+                // new input as Flink's window operator does, instead of dropping all of it as late.
+                endOfEventTime = true;
                 fireUpTo(Long.MAX_VALUE);
             } else {
                 watermark = Math.max(watermark, mark.getTimestamp());
