@@ -19,7 +19,7 @@ import java.util.Optional;
 /**
  * The persisted output stream of one CEC operator: a directory with one sub-directory per subtask
  * ({@code subtask-0000}, ...). Each holds segment files, their time indexes and commit markers
- * ({@code commit-<checkpoint id>}). A commit marker names the end of the stream as of a completed
+ * ({@code commit-<n>}, numbered in the order they are written). A commit marker names the end of the stream as of a completed
  * Flink checkpoint; readers see exactly the chain of segment extents that ends there
  * (read-committed), never a tail that a failed attempt wrote after its last checkpoint.
  */
