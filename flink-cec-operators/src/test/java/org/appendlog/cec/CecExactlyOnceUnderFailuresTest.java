@@ -3,9 +3,7 @@ package org.appendlog.cec;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindows;
-import org.appendlog.cec.source.CecLogSource;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -29,14 +27,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.File;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -149,21 +146,16 @@ class CecExactlyOnceUnderFailuresTest {
         env.getConfig().getSerializerConfig().registerTypeWithKryoSerializer(LongAdder.class, JavaSerializer.class);
     }
 
-    /** The RESULT tuples in the persisted stream, read back with {@link CecLogSource}, sorted. */
+    /** The RESULT tuples in the persisted stream ({@link CommittedResults}) as "key|window start|count", sorted. */
     private static <ACC> List<String> persistedResults(File dir, TypeInformation<CecRecord<String, TimeWindow, ACC, Long>> type)
             throws Exception {
         StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
         reader.setParallelism(2);
         registerAdderSerializer(reader);
-        List<String> results = new ArrayList<>();
-        reader.fromSource(CecLogSource.of(dir.toURI().toString(), type, Long.MIN_VALUE), WatermarkStrategy.noWatermarks(), "history")
-                .filter(CecRecord::isResult)
-                .map((MapFunction<CecRecord<String, TimeWindow, ACC, Long>, String>)
-                        r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
-                .executeAndCollect()
-                .forEachRemaining(results::add);
-        Collections.sort(results);
-        return results;
+        return CommittedResults.read(dir, type, reader).stream()
+                .map(r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
+                .sorted()
+                .collect(Collectors.toList());
     }
 
     private static void maybeFail(String point) {

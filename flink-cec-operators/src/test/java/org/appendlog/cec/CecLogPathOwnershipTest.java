@@ -4,17 +4,12 @@ import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindows;
 import org.appendlog.cec.log.PersistedStream;
-import org.appendlog.cec.source.CecLogSource;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -31,8 +26,8 @@ import java.io.DataOutputStream;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -50,7 +45,7 @@ class CecLogPathOwnershipTest {
     @Test
     void twoOperatorsOfOneJobOnOnePathFailNamingBoth() {
         File dir = new File(tmp, "shared");
-        StreamExecutionEnvironment env = environment(new Configuration());
+        StreamExecutionEnvironment env = CecMiniCluster.environment(2, new Configuration());
         DataStream<Tuple2<String, Long>> words = WordCountJob.words(env, 2_000, 5, 5, 0);
         cec(words, dir, "cec-a").addSink(new DiscardingSink<>());
         cec(words, dir, "cec-b").addSink(new DiscardingSink<>());
@@ -68,19 +63,15 @@ class CecLogPathOwnershipTest {
         File savepoints = new File(tmp, "savepoints");
 
         // The owner runs until its first commit and stops with a savepoint.
-        StreamExecutionEnvironment first = environment(new Configuration());
+        StreamExecutionEnvironment first = CecMiniCluster.environment(2, new Configuration());
         cec(WordCountJob.words(first, EVENTS, 5, 5, 1_000), dir, "cec-a").addSink(new DiscardingSink<>());
         JobClient owner = first.executeAsync("owner");
-        Path subtask = PersistedStream.subtaskDirectory(new Path(dir.toURI()), 0);
-        while (PersistedStream.latestCommit(FileSystem.getLocalFileSystem(), subtask).isEmpty()) {
-            Thread.sleep(20);
-        }
+        CommittedResults.awaitFirstCommit(dir);
         String savepoint =
                 owner.stopWithSavepoint(false, savepoints.toURI().toString(), SavepointFormatType.CANONICAL).get();
 
         // Of higher parallelism than the owner: its extra subtasks must not create directories.
-        StreamExecutionEnvironment intruder = environment(new Configuration());
-        intruder.setParallelism(4);
+        StreamExecutionEnvironment intruder = CecMiniCluster.environment(4, new Configuration());
         cec(WordCountJob.words(intruder, EVENTS, 5, 5, 0), dir, "cec-b").addSink(new DiscardingSink<>());
         assertThatThrownBy(() -> intruder.execute("intruder"))
                 .hasStackTraceContaining("operator 'cec-a'")
@@ -98,7 +89,7 @@ class CecLogPathOwnershipTest {
 
         Configuration restore = new Configuration();
         restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        StreamExecutionEnvironment resumed = environment(restore);
+        StreamExecutionEnvironment resumed = CecMiniCluster.environment(2, restore);
         cec(WordCountJob.words(resumed, EVENTS, 5, 5, 0), dir, "cec-a").addSink(new DiscardingSink<>());
         resumed.execute("owner, restored");
 
@@ -107,14 +98,6 @@ class CecLogPathOwnershipTest {
         assertThat(results).doesNotHaveDuplicates();
         long total = results.stream().mapToLong(r -> Long.parseLong(r.substring(r.lastIndexOf('|') + 1))).sum();
         assertThat(total).isEqualTo(EVENTS * 2);
-    }
-
-    private static StreamExecutionEnvironment environment(Configuration config) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(2);
-        env.enableCheckpointing(100);
-        env.setRestartStrategy(RestartStrategies.noRestart());
-        return env;
     }
 
     private static SingleOutputStreamOperator<CecRecord<String, TimeWindow, Long, Long>> cec(
@@ -131,16 +114,8 @@ class CecLogPathOwnershipTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         StreamExecutionEnvironment types = StreamExecutionEnvironment.getExecutionEnvironment();
-        CecLogSource<String, TimeWindow, Long, Long> source =
-                CecLogSource.of(dir.toURI().toString(), cec(WordCountJob.words(types, 1, 5, 5, 0), dir, "any").getType(),
-                        Long.MIN_VALUE);
-        List<String> results = new ArrayList<>();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "history")
-                .filter(CecRecord::isResult)
-                .map((MapFunction<CecRecord<String, TimeWindow, Long, Long>, String>)
-                        r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
-                .executeAndCollect()
-                .forEachRemaining(results::add);
-        return results;
+        return CommittedResults.read(dir, cec(WordCountJob.words(types, 1, 5, 5, 0), dir, "any").getType(), env).stream()
+                .map(r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
+                .collect(Collectors.toList());
     }
 }

@@ -3,20 +3,13 @@ package org.appendlog.cec;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindows;
-import org.appendlog.cec.log.PersistedStream;
-import org.appendlog.cec.source.CecLogSource;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -37,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -63,13 +57,10 @@ class CecRestoreAfterDrainTest {
         File dir = new File(tmp, "stream");
 
         // Paced, so that the drain comes in the middle of the input.
-        StreamExecutionEnvironment first = environment(new Configuration());
+        StreamExecutionEnvironment first = CecMiniCluster.environment(2, new Configuration());
         job(first, dir, 1_000);
         JobClient drained = first.executeAsync("drained");
-        Path subtask = PersistedStream.subtaskDirectory(new Path(dir.toURI()), 0);
-        while (PersistedStream.latestCommit(FileSystem.getLocalFileSystem(), subtask).isEmpty()) {
-            Thread.sleep(20);
-        }
+        CommittedResults.awaitFirstCommit(dir);
         String savepoint =
                 drained.stopWithSavepoint(true, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
                         .get();
@@ -77,7 +68,7 @@ class CecRestoreAfterDrainTest {
 
         Configuration restore = new Configuration();
         restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        StreamExecutionEnvironment resumed = environment(restore);
+        StreamExecutionEnvironment resumed = CecMiniCluster.environment(2, restore);
         TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type = job(resumed, dir, 0);
         resumed.execute("restored after drain");
 
@@ -87,14 +78,6 @@ class CecRestoreAfterDrainTest {
         assertThat(flink.stream().mapToLong(CecRestoreAfterDrainTest::countOf).sum()).isEqualTo(EVENTS * 2);
         assertThat(flink.size() - resultsBeforeRestore).isGreaterThan(resultsBeforeRestore);
         assertThat(committedResults(dir, type)).containsExactlyInAnyOrderElementsOf(flink);
-    }
-
-    private static StreamExecutionEnvironment environment(Configuration config) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(2);
-        env.enableCheckpointing(100);
-        env.setRestartStrategy(RestartStrategies.noRestart());
-        return env;
     }
 
     /** The CEC word count and Flink's window operator side by side; returns the CEC output type. */
@@ -119,14 +102,9 @@ class CecRestoreAfterDrainTest {
             throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        List<String> results = new ArrayList<>();
-        env.fromSource(CecLogSource.of(dir.toURI().toString(), type, Long.MIN_VALUE), WatermarkStrategy.noWatermarks(), "history")
-                .filter(CecRecord::isResult)
-                .map((MapFunction<CecRecord<String, TimeWindow, Long, Long>, String>)
-                        r -> describe(r.getKey(), r.getWindow(), r.getValue()))
-                .executeAndCollect()
-                .forEachRemaining(results::add);
-        return results;
+        return CommittedResults.read(dir, type, env).stream()
+                .map(r -> describe(r.getKey(), r.getWindow(), r.getValue()))
+                .collect(Collectors.toList());
     }
 
     private static String describe(String key, TimeWindow window, long count) {

@@ -3,17 +3,13 @@ package org.appendlog.cec;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindows;
-import org.appendlog.cec.log.PersistedStream;
 
-import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
@@ -26,7 +22,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -62,10 +57,10 @@ class CecRestoreParallelismTest {
         File dir = new File(tmp, "stream");
 
         // Paced, so that the savepoint comes in the middle of the input.
-        StreamExecutionEnvironment first = environment(2, new Configuration());
+        StreamExecutionEnvironment first = CecMiniCluster.environment(2, new Configuration());
         job(first, dir, 1_000);
         JobClient running = first.executeAsync("parallelism 2");
-        awaitFirstCommit(dir);
+        CommittedResults.awaitFirstCommit(dir);
         String savepoint =
                 running.stopWithSavepoint(false, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
                         .get();
@@ -74,7 +69,7 @@ class CecRestoreParallelismTest {
         Configuration restore = new Configuration();
         restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
         for (int wrong : new int[] {4, 1}) {
-            StreamExecutionEnvironment refused = environment(wrong, restore);
+            StreamExecutionEnvironment refused = CecMiniCluster.environment(wrong, restore);
             job(refused, dir, 0);
             assertThatThrownBy(() -> refused.execute("parallelism " + wrong))
                     .hasStackTraceContaining("operator 'cec'")
@@ -86,7 +81,7 @@ class CecRestoreParallelismTest {
                     .isEqualTo(before);
         }
 
-        StreamExecutionEnvironment resumed = environment(2, restore);
+        StreamExecutionEnvironment resumed = CecMiniCluster.environment(2, restore);
         TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type = job(resumed, dir, 0);
         resumed.execute("parallelism 2, restored");
 
@@ -97,14 +92,6 @@ class CecRestoreParallelismTest {
                         .map(r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
                         .collect(Collectors.toList());
         assertThat(results).containsExactlyInAnyOrderElementsOf(expectedResults());
-    }
-
-    private static StreamExecutionEnvironment environment(int parallelism, Configuration config) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(parallelism);
-        env.enableCheckpointing(100);
-        env.setRestartStrategy(RestartStrategies.noRestart());
-        return env;
     }
 
     private static TypeInformation<CecRecord<String, TimeWindow, Long, Long>> job(
@@ -129,20 +116,6 @@ class CecRestoreParallelismTest {
             }
         }
         return counts.entrySet().stream().map(e -> e.getKey() + "|" + e.getValue()).collect(Collectors.toList());
-    }
-
-    private static void awaitFirstCommit(File dir) throws Exception {
-        Path subtask = PersistedStream.subtaskDirectory(new Path(dir.toURI()), 0);
-        while (true) {
-            try {
-                if (PersistedStream.latestCommit(FileSystem.getLocalFileSystem(), subtask).isPresent()) {
-                    return;
-                }
-            } catch (FileNotFoundException e) {
-                // Flink's local listStatus stats every name it lists; a file the job renamed meanwhile fails it.
-            }
-            Thread.sleep(20);
-        }
     }
 
     /** Every file and directory under {@code dir} with its size (directories: -1). */

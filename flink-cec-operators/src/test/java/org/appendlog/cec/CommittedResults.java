@@ -1,10 +1,13 @@
 package org.appendlog.cec;
 
 import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.log.PersistedStream;
 import org.appendlog.cec.source.CecLogSource;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.File;
@@ -26,5 +29,13 @@ final class CommittedResults {
                 .executeAndCollect()
                 .forEachRemaining(results::add);
         return results;
+    }
+
+    /** Waits until subtask 0 of the job writing {@code dir} committed, so that a savepoint comes mid-input. */
+    static void awaitFirstCommit(File dir) throws Exception {
+        Path subtask = PersistedStream.subtaskDirectory(new Path(dir.toURI()), 0);
+        while (PersistedStream.latestCommit(FileSystem.getLocalFileSystem(), subtask).isEmpty()) {
+            Thread.sleep(20);
+        }
     }
 }

@@ -85,7 +85,7 @@ public final class OwnerMarker {
     private static List<OwnerMarker> olderOwners(FileSystem fs, Path directory, FileStatus own)
             throws IOException {
         List<OwnerMarker> older = new ArrayList<>();
-        for (FileStatus child : fs.listStatus(directory)) {
+        for (FileStatus child : DirectoryReads.list(fs, directory).orElse(Collections.emptyList())) {
             if (!isMarker(child) || child.getPath().getName().equals(own.getPath().getName())) {
                 continue;
             }
@@ -108,11 +108,8 @@ public final class OwnerMarker {
 
     /** The owner of {@code directory}: its oldest marker, if it has any. */
     private static Optional<OwnerMarker> oldest(FileSystem fs, Path directory) throws IOException {
-        if (!fs.exists(directory)) {
-            return Optional.empty();
-        }
         FileStatus oldest = null;
-        for (FileStatus child : fs.listStatus(directory)) {
+        for (FileStatus child : DirectoryReads.list(fs, directory).orElse(Collections.emptyList())) {
             if (isMarker(child) && (oldest == null || precedes(child, oldest))) {
                 oldest = child;
             }

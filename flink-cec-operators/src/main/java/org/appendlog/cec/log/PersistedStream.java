@@ -19,7 +19,7 @@ import java.util.Optional;
 /**
  * The persisted output stream of one CEC operator: a directory with one sub-directory per subtask
  * ({@code subtask-0000}, ...). Each holds segment files, their time indexes and commit markers
- * ({@code commit-<checkpoint id>}). A commit marker names the end of the stream as of a completed
+ * ({@code commit-<n>}, numbered in the order they are written). A commit marker names the end of the stream as of a completed
  * Flink checkpoint; readers see exactly the chain of segment extents that ends there
  * (read-committed), never a tail that a failed attempt wrote after its last checkpoint.
  */
@@ -39,10 +39,9 @@ public final class PersistedStream {
     /** The subtask directories of the stream at {@code root}, in subtask order. */
     public static List<Path> subtaskDirectories(FileSystem fs, Path root) throws IOException {
         List<Path> result = new ArrayList<>();
-        FileStatus[] children = fs.listStatus(root);
-        if (children == null) {
-            throw new IOException("No persisted CEC stream at " + root + " (directory missing)");
-        }
+        List<FileStatus> children =
+                DirectoryReads.list(fs, root)
+                        .orElseThrow(() -> new IOException("No persisted CEC stream at " + root + " (directory missing)"));
         for (FileStatus child : children) {
             if (child.isDir() && child.getPath().getName().startsWith(SUBTASK_PREFIX)) {
                 result.add(child.getPath());
@@ -94,12 +93,8 @@ public final class PersistedStream {
     }
 
     private static List<Path> commitMarkers(FileSystem fs, Path directory) throws IOException {
-        FileStatus[] children = fs.listStatus(directory);
-        if (children == null) {
-            return Collections.emptyList();
-        }
         List<Path> commits = new ArrayList<>();
-        for (FileStatus child : children) {
+        for (FileStatus child : DirectoryReads.list(fs, directory).orElse(Collections.emptyList())) {
             if (child.getPath().getName().startsWith(COMMIT_PREFIX)) {
                 commits.add(child.getPath());
             }
@@ -108,15 +103,22 @@ public final class PersistedStream {
         return commits;
     }
 
-    /** The subtask's latest commit marker, if it committed anything. */
+    /**
+     * The subtask's latest commit marker, if it committed anything. Read again if the marker
+     * listed as the latest is deleted before it is opened: newer ones were committed meanwhile.
+     */
     public static Optional<CommitMarker> latestCommit(FileSystem fs, Path directory) throws IOException {
-        List<Path> commits = commitMarkers(fs, directory);
-        if (commits.isEmpty()) {
-            return Optional.empty();
-        }
-        try (DataInputStream in = new DataInputStream(fs.open(commits.get(commits.size() - 1)))) {
-            return Optional.of(CommitMarker.read(in));
-        }
+        return DirectoryReads.retried(
+                directory,
+                () -> {
+                    List<Path> commits = commitMarkers(fs, directory);
+                    if (commits.isEmpty()) {
+                        return Optional.empty();
+                    }
+                    try (DataInputStream in = new DataInputStream(fs.open(commits.get(commits.size() - 1)))) {
+                        return Optional.of(CommitMarker.read(in));
+                    }
+                });
     }
 
     /** The end of the subtask's stream as of its latest commit, if it committed anything. */

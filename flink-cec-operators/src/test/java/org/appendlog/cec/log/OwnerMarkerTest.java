@@ -59,7 +59,7 @@ class OwnerMarkerTest {
 
     private List<String> names(Path directory) throws IOException {
         List<String> names = new ArrayList<>();
-        for (FileStatus child : fs.listStatus(directory)) {
+        for (FileStatus child : DirectoryReads.list(fs, directory).orElseThrow()) {
             names.add(child.getPath().getName());
         }
         names.sort(String::compareTo);

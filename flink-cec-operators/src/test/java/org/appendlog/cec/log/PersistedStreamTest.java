@@ -10,15 +10,22 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The log on the local file system: rolling, back links, backward and forward reads, corruption. */
 class PersistedStreamTest {
+
+    /** Enough that, without retries, listings that race the writer fail in every run. */
+    private static final int READS_WHILE_COMMITTING = 20_000;
 
     @TempDir File tmp;
 
@@ -160,6 +167,52 @@ class PersistedStreamTest {
         assertThat(PersistedStream.latestCommit(fs, dir).orElseThrow().checkpointId()).isEqualTo(31);
         assertThat(PersistedStream.committedEnd(fs, dir)).contains(new LogPosition("restored", 1));
         assertThat(new File(tmp.getPath()).list((d, n) -> n.startsWith("commit-"))).hasSize(3);
+    }
+
+    /**
+     * Flink's local file system looks up every name it lists, so a listing fails if a name it
+     * read is renamed or deleted before its lookup: here the writer's temporary markers (renamed
+     * into place) and old markers (deleted). A reader must still find a committed marker, never
+     * an older one than it saw before, and never fail. The writer commits once per read, so it
+     * races every read but cannot starve one, as a job commits once per checkpoint.
+     */
+    @Test
+    void theLatestCommitIsFoundWhileAWriterCommits() throws Exception {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Path dir = new Path(tmp.toURI());
+        PersistedStream.commit(fs, dir, new CommitMarker(0, new LogPosition("seg", 0), "job"));
+        AtomicBoolean reading = new AtomicBoolean(true);
+        AtomicLong reads = new AtomicLong();
+        CompletableFuture<Long> writer =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            long cp = 0;
+                            try {
+                                while (reading.get()) {
+                                    long readsBefore = reads.get();
+                                    cp++;
+                                    PersistedStream.commit(fs, dir, new CommitMarker(cp, new LogPosition("seg", cp), "job"));
+                                    while (reads.get() == readsBefore && reading.get()) {
+                                        Thread.yield();
+                                    }
+                                }
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                            return cp;
+                        });
+        try {
+            long seen = 0;
+            for (int i = 0; i < READS_WHILE_COMMITTING; i++) {
+                long latest = PersistedStream.latestCommit(fs, dir).orElseThrow().checkpointId();
+                assertThat(latest).as("read %d", i).isGreaterThanOrEqualTo(seen);
+                seen = latest;
+                reads.incrementAndGet();
+            }
+        } finally {
+            reading.set(false);
+        }
+        assertThat(writer.get()).as("commits written while reading").isPositive();
     }
 
     @Test
