@@ -12,6 +12,7 @@ import javax.annotation.Nullable;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -43,10 +44,11 @@ public final class OwnerMarker {
      * owner's marker into it unless it is there already (a restore or restart of the same
      * operator), then returns the owners whose markers are older, which own the directory; if
      * there are any, this owner's marker is removed again. Every owner writes before it looks, so
-     * of two operators that start at the same time the younger marker sees the older one (ties
-     * broken by operator id): no atomic create-if-absent is needed, which Flink's local file
-     * system does not offer. Younger markers are ignored with a warning: a refused operator that
-     * died before removing its marker must not block the rightful owner.
+     * of two operators that start at the same time at most one goes on: a marker that the other
+     * did not see yet is younger than the other's, and markers of the same age refuse each other
+     * (both operators fail, and their restarts claim again). No atomic create-if-absent is needed,
+     * which Flink's local file system does not offer. Younger markers are ignored with a warning:
+     * a refused operator that died before removing its marker must not block the rightful owner.
      *
      * <p>A subtask directory that does not exist yet is created only if the owner of the first
      * subtask directory, which every operator on the path has, is this one or none: a refused
@@ -93,7 +95,9 @@ public final class OwnerMarker {
             if (other == null) {
                 continue;
             }
-            if (precedes(child, own)) {
+            // A marker of the same age counts as older, from both sides: the clock of file times
+            // is coarse, and of two markers that look alike neither may assume it came first.
+            if (child.getModificationTime() <= own.getModificationTime()) {
                 older.add(other);
             } else {
                 LOG.warn(
@@ -121,13 +125,19 @@ public final class OwnerMarker {
         return file.getPath().getName().startsWith(PREFIX);
     }
 
-    /** The marker in {@code file}, or null if it was removed meanwhile by an operator it refused. */
+    /**
+     * The marker in {@code file}, or null if it was removed meanwhile by an operator it refused. A
+     * marker still being written counts, with its name unknown.
+     */
     @Nullable
     private static OwnerMarker read(FileSystem fs, FileStatus file) throws IOException {
+        String operatorId = file.getPath().getName().substring(PREFIX.length());
         try (DataInputStream in = new DataInputStream(fs.open(file.getPath()))) {
-            return new OwnerMarker(file.getPath().getName().substring(PREFIX.length()), in.readUTF());
+            return new OwnerMarker(operatorId, in.readUTF());
         } catch (FileNotFoundException e) {
             return null;
+        } catch (EOFException e) {
+            return new OwnerMarker(operatorId, "(name being written)");
         }
     }
 
@@ -137,17 +147,18 @@ public final class OwnerMarker {
                 : a.getPath().getName().compareTo(b.getPath().getName()) < 0;
     }
 
-    /** Written under a temporary name and renamed, so a reader never sees a torn marker. */
+    /**
+     * Written in place, not under a temporary name: a marker's age (its modification time) must
+     * not precede the moment others can see it, or an operator that looked in between would take
+     * it for younger than its own while the marker's owner takes that one for younger: both would
+     * own the directory. A reader may find the marker still empty ({@link #read}).
+     */
     private static void write(FileSystem fs, Path own, OwnerMarker self) throws IOException {
-        Path tmp = new Path(own.getParent(), "." + own.getName() + ".inprogress");
-        try (FSDataOutputStream raw = fs.create(tmp, FileSystem.WriteMode.OVERWRITE);
+        try (FSDataOutputStream raw = fs.create(own, FileSystem.WriteMode.OVERWRITE);
                 DataOutputStream out = new DataOutputStream(raw)) {
             out.writeUTF(self.operatorName);
             out.flush();
             raw.sync();
-        }
-        if (!fs.rename(tmp, own) && !fs.exists(own)) {
-            throw new IOException("Could not rename CEC owner marker " + tmp + " to " + own);
         }
     }
 

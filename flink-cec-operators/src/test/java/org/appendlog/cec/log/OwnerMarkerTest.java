@@ -11,6 +11,10 @@ import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,6 +59,31 @@ class OwnerMarkerTest {
         assertThat(OwnerMarker.claim(fs, root, 0, OWNER)).as("a restore of subtask 0").isEmpty();
 
         assertThat(names(root)).containsExactly("subtask-0000", "subtask-0002", "subtask-0003");
+    }
+
+    /**
+     * Two operators that claim one directory at the same moment, many times over: never both may
+     * own it (they would commit over each other).
+     */
+    @Test
+    void ofTwoOperatorsClaimingAtOnceAtMostOneOwns() throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            for (int attempt = 0; attempt < 2_000; attempt++) {
+                Path root = new Path(tmp.toURI().resolve("race-" + attempt + "/"));
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<Boolean> owner = threads.submit(() -> owns(root, OWNER, start));
+                Future<Boolean> intruder = threads.submit(() -> owns(root, INTRUDER, start));
+                assertThat(owner.get() && intruder.get()).as("both own, attempt %d", attempt).isFalse();
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private boolean owns(Path root, OwnerMarker operator, CyclicBarrier start) throws Exception {
+        start.await();
+        return OwnerMarker.claim(fs, root, 0, operator).isEmpty();
     }
 
     private List<String> names(Path directory) throws IOException {
