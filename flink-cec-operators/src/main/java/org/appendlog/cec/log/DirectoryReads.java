@@ -14,10 +14,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads of a directory that a subtask writes at the same time: commit and owner markers are
- * written under a temporary name and renamed, old commit markers and refused owners' markers are
- * deleted. Flink's local file system looks up every name it lists, so a listing fails with a
- * {@link FileNotFoundException} when a name it read is renamed or deleted before the lookup; it
+ * Reads of a directory that a subtask writes at the same time: commit markers are written under
+ * a temporary name and renamed, old commit markers and refused owners' markers are deleted.
+ * Flink's local file system looks up every name it lists, so a listing fails with a {@link
+ * FileNotFoundException} when a name it read is renamed or deleted before the lookup; it
  * returns nothing then, so the vanished entry cannot just be skipped. Such a read is repeated
  * instead. A listing that succeeds holds every entry that existed all the while it ran, so a
  * reader never misses a committed marker: the latest one is only deleted after newer ones exist.
