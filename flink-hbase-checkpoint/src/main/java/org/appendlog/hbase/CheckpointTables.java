@@ -3,6 +3,8 @@ package org.appendlog.hbase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -51,14 +53,7 @@ final class CheckpointTables {
     /** Makes {@code hbase://<table>/} paths of these settings readable in this process. Cheap. */
     static void register(HBaseStorageSettings settings) {
         HBaseStorageSettings previous = BY_NAME.put(settings.table, settings);
-        if (previous != null && !previous.client.equals(settings.client)) {
-            LOG.warn(
-                    "Checkpoint table name '{}' is now used on {} (was {}); hbase:// paths of that"
-                            + " name resolve to the new cluster in this process",
-                    settings.table,
-                    settings.client,
-                    previous.client);
-        }
+        warnIfOther(settings, previous);
     }
 
     /**
@@ -69,13 +64,20 @@ final class CheckpointTables {
      */
     static void registerIfAbsent(HBaseStorageSettings settings) {
         HBaseStorageSettings present = BY_NAME.putIfAbsent(settings.table, settings);
-        if (present != null && !present.client.equals(settings.client)) {
+        if (present != null) {
+            warnIfOther(present, settings);
+        }
+    }
+
+    /** Warns if the table's paths resolve through {@code used}'s cluster and not {@code other}'s. */
+    private static void warnIfOther(HBaseStorageSettings used, @Nullable HBaseStorageSettings other) {
+        if (other != null && !other.client.equals(used.client)) {
             LOG.warn(
-                    "Checkpoint table '{}' was written through {}; this process reaches it through"
-                            + " {}, as configured",
-                    settings.table,
-                    settings.client,
-                    present.client);
+                    "hbase:// paths of checkpoint table '{}' resolve through {} in this process, not"
+                            + " through {}",
+                    used.table,
+                    used.client,
+                    other.client);
         }
     }
 
