@@ -2,9 +2,14 @@ package org.appendlog.cec;
 
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import java.io.File;
 
 /** The Flink mini cluster that the module's job tests run on: one TaskManager, four slots. */
 final class CecMiniCluster {
@@ -29,5 +34,20 @@ final class CecMiniCluster {
         env.enableCheckpointing(100);
         env.setRestartStrategy(RestartStrategies.noRestart());
         return env;
+    }
+
+    /**
+     * Stops {@code job} with a canonical savepoint in {@code savepoints} once its stream in {@code
+     * dir} has a commit (so the savepoint comes in the middle of a paced input); returns a
+     * configuration that restores from it.
+     */
+    static Configuration stopAfterFirstCommit(JobClient job, File dir, File savepoints, boolean drain)
+            throws Exception {
+        CommittedResults.awaitFirstCommit(dir);
+        String savepoint =
+                job.stopWithSavepoint(drain, savepoints.toURI().toString(), SavepointFormatType.CANONICAL).get();
+        Configuration restore = new Configuration();
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        return restore;
     }
 }

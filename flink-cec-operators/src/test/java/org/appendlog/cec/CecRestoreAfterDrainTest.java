@@ -7,9 +7,7 @@ import org.appendlog.cec.api.CecWindows;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -60,14 +58,8 @@ class CecRestoreAfterDrainTest {
         StreamExecutionEnvironment first = CecMiniCluster.environment(2, new Configuration());
         job(first, dir, 1_000);
         JobClient drained = first.executeAsync("drained");
-        CommittedResults.awaitFirstCommit(dir);
-        String savepoint =
-                drained.stopWithSavepoint(true, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
-                        .get();
+        Configuration restore = CecMiniCluster.stopAfterFirstCommit(drained, dir, new File(tmp, "savepoints"), true);
         int resultsBeforeRestore = FLINK_RESULTS.size();
-
-        Configuration restore = new Configuration();
-        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
         StreamExecutionEnvironment resumed = CecMiniCluster.environment(2, restore);
         TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type = job(resumed, dir, 0);
         resumed.execute("restored after drain");

@@ -7,9 +7,7 @@ import org.appendlog.cec.api.CecWindows;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
@@ -60,14 +58,8 @@ class CecRestoreParallelismTest {
         StreamExecutionEnvironment first = CecMiniCluster.environment(2, new Configuration());
         job(first, dir, 1_000);
         JobClient running = first.executeAsync("parallelism 2");
-        CommittedResults.awaitFirstCommit(dir);
-        String savepoint =
-                running.stopWithSavepoint(false, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
-                        .get();
+        Configuration restore = CecMiniCluster.stopAfterFirstCommit(running, dir, new File(tmp, "savepoints"), false);
         Map<String, Long> before = listing(dir);
-
-        Configuration restore = new Configuration();
-        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
         for (int wrong : new int[] {4, 1}) {
             StreamExecutionEnvironment refused = CecMiniCluster.environment(wrong, restore);
             job(refused, dir, 0);
