@@ -152,10 +152,7 @@ class CecExactlyOnceUnderFailuresTest {
         StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
         reader.setParallelism(2);
         registerAdderSerializer(reader);
-        return CommittedResults.read(dir, type, reader).stream()
-                .map(r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
-                .sorted()
-                .collect(Collectors.toList());
+        return CommittedResults.readDescribed(dir, type, reader).stream().sorted().collect(Collectors.toList());
     }
 
     private static void maybeFail(String point) {

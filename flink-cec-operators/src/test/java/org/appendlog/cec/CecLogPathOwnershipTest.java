@@ -27,7 +27,6 @@ import java.io.File;
 import java.io.FileOutputStream;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -114,8 +113,6 @@ class CecLogPathOwnershipTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         StreamExecutionEnvironment types = StreamExecutionEnvironment.getExecutionEnvironment();
-        return CommittedResults.read(dir, cec(WordCountJob.words(types, 1, 5, 5, 0), dir, "any").getType(), env).stream()
-                .map(r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
-                .collect(Collectors.toList());
+        return CommittedResults.readDescribed(dir, cec(WordCountJob.words(types, 1, 5, 5, 0), dir, "any").getType(), env);
     }
 }

@@ -28,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -94,25 +93,19 @@ class CecRestoreAfterDrainTest {
             throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        return CommittedResults.read(dir, type, env).stream()
-                .map(r -> describe(r.getKey(), r.getWindow(), r.getValue()))
-                .collect(Collectors.toList());
-    }
-
-    private static String describe(String key, TimeWindow window, long count) {
-        return key + "|" + window.getStart() + "|" + count;
+        return CommittedResults.readDescribed(dir, type, env);
     }
 
     private static long countOf(String result) {
         return Long.parseLong(result.substring(result.lastIndexOf('|') + 1));
     }
 
-    /** Flink's window result in the form of {@link #describe}. */
+    /** Flink's window result in the form of {@link CommittedResults#describe}. */
     private static final class Describe extends ProcessWindowFunction<Long, String, String, TimeWindow> {
         @Override
         public void process(String key, Context ctx, Iterable<Long> counts, Collector<String> out) {
             for (long count : counts) {
-                out.collect(describe(key, ctx.window(), count));
+                out.collect(CommittedResults.describe(key, ctx.window(), count));
             }
         }
     }

@@ -79,10 +79,7 @@ class CecRestoreParallelismTest {
 
         StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
         reader.setParallelism(2);
-        List<String> results =
-                CommittedResults.read(dir, type, reader).stream()
-                        .map(r -> r.getKey() + "|" + r.getWindow().getStart() + "|" + r.getValue())
-                        .collect(Collectors.toList());
+        List<String> results = CommittedResults.readDescribed(dir, type, reader);
         assertThat(results).containsExactlyInAnyOrderElementsOf(expectedResults());
     }
 

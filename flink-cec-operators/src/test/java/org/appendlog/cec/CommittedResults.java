@@ -9,10 +9,12 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /** The RESULT tuples of a committed persisted stream, read back by a job with {@link CecLogSource}. */
 final class CommittedResults {
@@ -29,6 +31,20 @@ final class CommittedResults {
                 .executeAndCollect()
                 .forEachRemaining(results::add);
         return results;
+    }
+
+    /** The RESULTs of time windows, each as {@link #describe}d. */
+    static <K, ACC, OUT> List<String> readDescribed(
+            File dir, TypeInformation<CecRecord<K, TimeWindow, ACC, OUT>> type, StreamExecutionEnvironment reader)
+            throws Exception {
+        return read(dir, type, reader).stream()
+                .map(r -> describe(r.getKey(), r.getWindow(), r.getValue()))
+                .collect(Collectors.toList());
+    }
+
+    /** A window's result as the tests compare them: {@code key|window start|value}. */
+    static String describe(Object key, TimeWindow window, Object value) {
+        return key + "|" + window.getStart() + "|" + value;
     }
 
     /** Waits until subtask 0 of the job writing {@code dir} committed, so that a savepoint comes mid-input. */
