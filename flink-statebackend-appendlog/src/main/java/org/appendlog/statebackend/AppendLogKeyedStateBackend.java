@@ -98,6 +98,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
             CompactionSettings compaction,
             long changeBufferSize,
             double fullCheckpointRatio,
+            boolean localBackup,
             MetricGroup metricGroup) {
         super(
                 kvStateRegistry,
@@ -130,7 +131,8 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                         log,
                         index,
                         background,
-                        fullCheckpointRatio);
+                        fullCheckpointRatio,
+                        localBackup);
         MetricGroup metrics = metricGroup.addGroup("appendlog");
         this.compactor =
                 compaction.enabled()

@@ -66,6 +66,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
     private final JobID jobId;
     private final String operatorIdentifier;
     private final MetricGroup metricGroup;
+    private final boolean localBackup;
 
     public AppendLogKeyedStateBackendBuilder(
             KeyedStateBackendParameters<K> parameters,
@@ -88,6 +89,12 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
         this.jobId = parameters.getJobID();
         this.operatorIdentifier = parameters.getOperatorIdentifier();
         this.metricGroup = parameters.getMetricGroup();
+        this.localBackup =
+                parameters
+                        .getEnv()
+                        .getTaskStateManager()
+                        .createLocalRecoveryConfig()
+                        .isLocalBackupEnabled();
     }
 
     @Override
@@ -191,6 +198,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             settings.compaction(),
                             settings.changeBufferSize(),
                             settings.fullCheckpointRatio(),
+                            localBackup,
                             metricGroup);
             List<KeyGroupedInternalPriorityQueue<?>> queues = registerRestored(backend, restoredMeta);
 

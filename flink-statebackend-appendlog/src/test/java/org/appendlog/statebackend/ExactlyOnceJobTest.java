@@ -4,8 +4,10 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.changelog.fs.FsStateChangelogOptions;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateChangelogOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricGroup;
@@ -34,8 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A job counting per key on the append-log backend, selected through the cluster configuration
- * as flink-conf.yaml would, fails once mid-stream and still ends with exact counts; also with
- * Flink's changelog backend wrapping it.
+ * as flink-conf.yaml would, with local recovery on, fails once mid-stream and still ends with
+ * exact counts; also with Flink's changelog backend wrapping it.
  */
 class ExactlyOnceJobTest {
 
@@ -59,11 +61,14 @@ class ExactlyOnceJobTest {
 
     /**
      * The cluster's configuration selects the backend, as flink-conf.yaml would, and where
-     * Flink's changelog, if a job enables it, is stored.
+     * Flink's changelog, if a job enables it, is stored. Local recovery is on (a task manager
+     * option): a restart restores each task's local copy of the checkpoint where it has one.
      */
     private static Configuration clusterConfig() {
         Configuration config =
                 CountingJob.withAppendLog(new Configuration(), logDir().toUri().toString());
+        config.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
+        config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
         config.set(StateChangelogOptions.STATE_CHANGE_LOG_STORAGE, "filesystem");
         config.set(FsStateChangelogOptions.BASE_PATH, changelogDir().toUri().toString());
         return METRICS.addToConfiguration(config);

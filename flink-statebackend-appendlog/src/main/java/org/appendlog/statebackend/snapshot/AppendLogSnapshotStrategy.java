@@ -85,6 +85,8 @@ public final class AppendLogSnapshotStrategy<K> {
     private final Executor background;
     /** Changed entries per live entry above which a checkpoint appends all live entries. */
     private final double fullCheckpointRatio;
+    /** Flink's local backup is on: checkpoints also hand Flink a {@link LocalReferenceHandle}. */
+    private final boolean localBackup;
 
     /** Guards pending, written, base, needsFull and lastFull. */
     private final Object lock = new Object();
@@ -141,7 +143,8 @@ public final class AppendLogSnapshotStrategy<K> {
             SegmentedLog log,
             LogIndex index,
             Executor background,
-            double fullCheckpointRatio) {
+            double fullCheckpointRatio,
+            boolean localBackup) {
         this.backendId = backendId;
         this.keyGroupRange = keyGroupRange;
         this.keySerializer = keySerializer;
@@ -152,6 +155,7 @@ public final class AppendLogSnapshotStrategy<K> {
         this.index = index;
         this.background = background;
         this.fullCheckpointRatio = fullCheckpointRatio;
+        this.localBackup = localBackup;
         this.base = new ArrayList<>();
     }
 
@@ -522,7 +526,8 @@ public final class AppendLogSnapshotStrategy<K> {
                 sharedState.add(HandleAndLocalPath.of(sharedHandle(segment, confirmed), segment));
             }
         }
-        return SnapshotResult.of(
+        long checkpointedSize = appended + manifest.getStateSize();
+        IncrementalRemoteKeyedStateHandle handle =
                 new IncrementalRemoteKeyedStateHandle(
                         backendId,
                         keyGroupRange,
@@ -530,7 +535,24 @@ public final class AppendLogSnapshotStrategy<K> {
                         sharedState,
                         privateState,
                         manifest,
-                        appended + manifest.getStateSize()));
+                        checkpointedSize);
+        if (!localBackup || captured.mode == CapturedState.Mode.SAVEPOINT) {
+            return SnapshotResult.of(handle);
+        }
+        List<HandleAndLocalPath> segments = new ArrayList<>();
+        for (String segment : segmentsOf(batches)) {
+            segments.add(HandleAndLocalPath.of(log.handle(segment), segment));
+        }
+        return SnapshotResult.withLocalState(
+                handle,
+                new LocalReferenceHandle(
+                        backendId,
+                        keyGroupRange,
+                        checkpointId,
+                        segments,
+                        privateState,
+                        manifest,
+                        checkpointedSize));
     }
 
     /**

@@ -1,0 +1,50 @@
+package org.appendlog.statebackend.snapshot;
+
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.state.CheckpointBoundKeyedStateHandle;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Flink discards a task's local state as it pleases: a reference must leave the log's files. */
+class LocalReferenceHandleTest {
+
+    @TempDir java.nio.file.Path dir;
+
+    @Test
+    void discardingTheReferenceOrItsReboundCopyDeletesNoFile() throws Exception {
+        java.nio.file.Path segment = Files.write(dir.resolve("kg-0-127-a-000001.seg"), new byte[64]);
+        java.nio.file.Path manifest = Files.write(dir.resolve("manifest"), new byte[16]);
+        LocalReferenceHandle reference =
+                new LocalReferenceHandle(
+                        UUID.randomUUID(),
+                        KeyGroupRange.of(0, 127),
+                        7,
+                        List.of(HandleAndLocalPath.of(fileHandle(segment), "kg-0-127-a-000001.seg")),
+                        List.of(),
+                        fileHandle(manifest),
+                        80);
+
+        reference.discardState();
+        CheckpointBoundKeyedStateHandle rebound = reference.rebound(9);
+        rebound.discardState();
+
+        assertThat(rebound).isInstanceOf(LocalReferenceHandle.class);
+        assertThat(rebound.getCheckpointId()).isEqualTo(9);
+        assertThat(segment).exists();
+        assertThat(manifest).exists();
+    }
+
+    private static FileStateHandle fileHandle(java.nio.file.Path file) throws Exception {
+        return new FileStateHandle(new Path(file.toUri()), Files.size(file));
+    }
+}
