@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A job counting per key on the append-log backend, selected through the cluster configuration
  * as flink-conf.yaml would, with local recovery on, fails once mid-stream and still ends with
- * exact counts; also with Flink's changelog backend wrapping it.
+ * exact counts; also with Flink's changelog backend wrapping it, and with checkpoint file merging.
  */
 class ExactlyOnceJobTest {
 
@@ -99,10 +99,36 @@ class ExactlyOnceJobTest {
         Configuration jobConfig = jobConfig("changelog");
         jobConfig.set(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG, true);
         jobConfig.set(StateChangelogOptions.PERIODIC_MATERIALIZATION_INTERVAL, Duration.ofMillis(300));
-        JobID jobId = countsAreExactAfterAFailure(client, jobConfig);
+        JobID jobId = countsAreExactAfterAFailure(client, jobConfig).jobId;
         assertThat(changelogDir().resolve(jobId.toString()))
                 .as("Flink's changelog of the job")
                 .isDirectory();
+    }
+
+    /**
+     * Flink 1.20's checkpoint file merging hands the backend streams into files shared by many
+     * checkpoints and subtasks; this backend writes its manifests through them.
+     */
+    @Test
+    void countsAreExactAfterAFailureWithCheckpointFileMerging(
+            @InjectClusterClient ClusterClient<?> client) throws Exception {
+        Configuration jobConfig = jobConfig("merging");
+        jobConfig.set(CheckpointingOptions.FILE_MERGING_ENABLED, true);
+        Run run = countsAreExactAfterAFailure(client, jobConfig);
+        assertThat(run.filesSeen)
+                .as("files of the job seen while it ran")
+                .anyMatch(f -> f.contains("merging-checkpoints/" + run.jobId + "/taskowned/"));
+    }
+
+    /** A finished run: the job and the files (relative to {@link #tmp}) seen while it ran. */
+    private static final class Run {
+        final JobID jobId;
+        final Set<String> filesSeen;
+
+        Run(JobID jobId, Set<String> filesSeen) {
+            this.jobId = jobId;
+            this.filesSeen = filesSeen;
+        }
     }
 
     private static Configuration jobConfig(String run) {
@@ -115,8 +141,7 @@ class ExactlyOnceJobTest {
         return jobConfig;
     }
 
-    /** Returns the job's id. */
-    private static JobID countsAreExactAfterAFailure(
+    private static Run countsAreExactAfterAFailure(
             ClusterClient<?> client, Configuration jobConfig) throws Exception {
         FailOnce.reset();
         EmittedCounts.take();
@@ -126,19 +151,19 @@ class ExactlyOnceJobTest {
                         client,
                         JOB.failingWith(new FailOnce(perSubtask / 4, perSubtask / 10))
                                 .jobGraph(jobConfig, PARALLELISM, SavepointRestoreSettings.none()));
-        Set<String> segmentsSeen = new TreeSet<>();
+        Set<String> filesSeen = new TreeSet<>();
         long deadline = System.nanoTime() + MiniClusterJobs.TIMEOUT.toNanos();
         while (!client.getJobStatus(jobId).get().isGloballyTerminalState()) {
             assertThat(System.nanoTime() - deadline).as("waiting past the timeout").isNegative();
-            segmentsSeen.addAll(segmentFiles(jobId));
+            filesSeen.addAll(jobFiles(jobId));
             Thread.sleep(50);
         }
         MiniClusterJobs.awaitSuccess(client, jobId);
         EmittedCounts emitted = EmittedCounts.take();
 
-        assertThat(segmentsSeen)
+        assertThat(filesSeen)
                 .as("the append-log backend selected by configuration wrote log segments")
-                .isNotEmpty();
+                .anyMatch(f -> f.startsWith("log/" + jobId + "/") && f.endsWith(".seg"));
         assertThat(FailOnce.hasFailed()).as("the injected failure happened").isTrue();
         assertThat(emitted.attempts())
                 .as("one failure, one restart, and the restore itself did not fail")
@@ -165,7 +190,7 @@ class ExactlyOnceJobTest {
         assertThat(bytesReadByTheRestore(jobId))
                 .as("log bytes the restarted backends read (the appendlog.restoreBytesRead metric)")
                 .isPositive();
-        return jobId;
+        return new Run(jobId, filesSeen);
     }
 
     /** The sum of the {@code appendlog.restoreBytesRead} gauges of the job's second attempt. */
@@ -184,18 +209,19 @@ class ExactlyOnceJobTest {
         return bytes;
     }
 
-    /** The job's segment files in the log directory now; the backend may delete some meanwhile. */
-    private static Set<String> segmentFiles(JobID jobId) throws IOException {
+    /**
+     * The files under the test's directory whose path names the job, relative to that directory,
+     * now; the backend and Flink may delete some meanwhile.
+     */
+    private static Set<String> jobFiles(JobID jobId) throws IOException {
         Set<String> names = new TreeSet<>();
-        Path jobLog = logDir().resolve(jobId.toString());
-        if (Files.isDirectory(jobLog)) {
-            try (Stream<Path> files = Files.walk(jobLog)) {
-                files.map(f -> f.getFileName().toString())
-                        .filter(n -> n.endsWith(".seg"))
-                        .forEach(names::add);
-            } catch (NoSuchFileException | UncheckedIOException deletedWhileListing) {
-                // seen again at the next poll
-            }
+        try (Stream<Path> files = Files.walk(tmp)) {
+            files.filter(Files::isRegularFile)
+                    .map(f -> tmp.relativize(f).toString())
+                    .filter(f -> f.contains(jobId.toString()))
+                    .forEach(names::add);
+        } catch (NoSuchFileException | UncheckedIOException deletedWhileListing) {
+            // seen again at the next poll
         }
         return names;
     }
