@@ -103,8 +103,24 @@ final class CountingJobRuns {
             int parallelism,
             SavepointRestoreSettings restore)
             throws Exception {
+        return resumeToEnd(client, job, config, parallelism, restore, 0);
+    }
+
+    /**
+     * As {@link #resumeToEnd(ClusterClient, CountingJob, Configuration, int,
+     * SavepointRestoreSettings)} from a snapshot whose counts were all raised by {@code raise}
+     * (rewritten outside the job): every key ends that much above its exact count.
+     */
+    static Resumed resumeToEnd(
+            ClusterClient<?> client,
+            CountingJob job,
+            Configuration config,
+            int parallelism,
+            SavepointRestoreSettings restore,
+            long raise)
+            throws Exception {
         JobID jobId = submitRestored(client, job, config, parallelism, restore);
-        return awaitExactEnd(client, job, jobId);
+        return awaitExactEnd(client, job, jobId, raise);
     }
 
     /** Submits the job restoring as {@code restore} says; {@link #awaitExactEnd} checks it. */
@@ -126,6 +142,11 @@ final class CountingJobRuns {
      */
     static Resumed awaitExactEnd(ClusterClient<?> client, CountingJob job, JobID jobId)
             throws Exception {
+        return awaitExactEnd(client, job, jobId, 0);
+    }
+
+    private static Resumed awaitExactEnd(
+            ClusterClient<?> client, CountingJob job, JobID jobId, long raise) throws Exception {
         MiniClusterJobs.awaitSuccess(client, jobId);
         EmittedCounts resumed = EmittedCounts.take();
 
@@ -134,9 +155,11 @@ final class CountingJobRuns {
         assertThat(restored.keySet())
                 .as("keys counted after the restore (all have records left)")
                 .hasSize(CountingJob.KEYS);
+        Map<Integer, Long> expected = new TreeMap<>();
+        job.expectedCounts().forEach((key, count) -> expected.put(key, count + raise));
         assertThat(resumed.maxPerKey())
                 .as("final count per key of the resumed job")
-                .isEqualTo(job.expectedCounts());
+                .isEqualTo(expected);
         return new Resumed(jobId, restored);
     }
 }
