@@ -35,11 +35,12 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A retained (externalized) appendlog checkpoint restores in NO_CLAIM and in CLAIM mode with exact
- * counts, also rescaled (taken at parallelism 2, restored at 1 and at 3). NO_CLAIM: the first
+ * A retained (externalized) appendlog checkpoint restores in NO_CLAIM, CLAIM and LEGACY mode with
+ * exact counts, also rescaled (taken at parallelism 2, restored at 1 and at 3). NO_CLAIM: the first
  * checkpoint after the restore refers to no file of the restored checkpoint, and the restored
  * checkpoint stays intact. CLAIM: the job takes the checkpoint over, builds its next checkpoint on
- * the claimed segments and, once finished, frees them.
+ * the claimed segments and, once finished, frees them. LEGACY: the job builds on the segments, and
+ * Flink keeps them all.
  */
 class RestoreModeTest {
 
@@ -71,22 +72,11 @@ class RestoreModeTest {
     @Test
     void retainedCheckpointRestoresInNoClaimThenInClaimMode(
             @InjectClusterClient ClusterClient<?> client) throws Exception {
-        Configuration config = retainingConfig();
-        JobID first = CountingJobRuns.startAndAwaitProgress(client, JOB, config, PARALLELISM);
-        Path retained = cancelAndFindRetainedCheckpoint(client, first);
-        Map<Integer, Long> emittedBeforeCancel = EmittedCounts.take().maxPerKey();
-        SnapshotMetadata retainedMeta = SnapshotMetadata.load(retained.toUri().toString());
-        assertThat(retainedMeta.keyedStateHandles())
-                .as("keyed state of the retained checkpoint %s", retained)
-                .isNotEmpty()
-                .allMatch(IncrementalRemoteKeyedStateHandle.class::isInstance);
-        assertThat(retainedMeta.sharedFiles()).as("segments of %s", retained).isNotEmpty();
-        Set<String> retainedFiles = new TreeSet<>(retainedMeta.sharedFiles());
-        retainedFiles.addAll(retainedMeta.privateFiles());
-
-        // The restored jobs keep every checkpoint until they end, so the first one can be read.
-        Configuration restoredConfig = new Configuration(config);
-        restoredConfig.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 100);
+        Retained retained = retainCheckpoint(client);
+        SnapshotMetadata retainedMeta = retained.metadata;
+        Set<String> retainedFiles = retained.files;
+        Map<Integer, Long> emittedBeforeCancel = retained.emittedBeforeCancel;
+        Configuration restoredConfig = retained.restoredConfig;
 
         // NO_CLAIM, at parallelism 1
         JobID noClaim =
@@ -96,7 +86,7 @@ class RestoreModeTest {
                         restoredConfig,
                         1,
                         SavepointRestoreSettings.forPath(
-                                retained.toUri().toString(), false, RestoreMode.NO_CLAIM));
+                                retained.pointer, false, RestoreMode.NO_CLAIM));
         SnapshotMetadata afterNoClaim = firstCheckpointOf(client, noClaim);
         assertThat(afterNoClaim.checkpointId()).isGreaterThan(retainedMeta.checkpointId());
         assertThat(afterNoClaim.sharedFiles())
@@ -127,7 +117,7 @@ class RestoreModeTest {
                         restoredConfig,
                         3,
                         SavepointRestoreSettings.forPath(
-                                retained.toUri().toString(), false, RestoreMode.CLAIM));
+                                retained.pointer, false, RestoreMode.CLAIM));
         SnapshotMetadata afterClaim = firstCheckpointOf(client, claim);
         assertThat(afterClaim.sharedFiles())
                 .as("the first checkpoint after the CLAIM restore, %s, builds on the claimed"
@@ -140,6 +130,90 @@ class RestoreModeTest {
 
         // The claimed checkpoint belonged to the finished job, which discards its checkpoints.
         awaitDeleted(retainedMeta.sharedFiles());
+    }
+
+    /**
+     * LEGACY mode (deprecated, still Flink 1.20's third mode): the job builds on the restored
+     * checkpoint's segments without owning them, so Flink keeps all of them; the checkpoint
+     * restores again afterwards with the same counts.
+     */
+    @Test
+    void retainedCheckpointRestoresInLegacyModeAndStaysIntact(
+            @InjectClusterClient ClusterClient<?> client) throws Exception {
+        Retained retained = retainCheckpoint(client);
+        JobID legacy =
+                CountingJobRuns.submitRestored(
+                        client,
+                        JOB,
+                        retained.restoredConfig,
+                        3,
+                        SavepointRestoreSettings.forPath(
+                                retained.pointer, false, RestoreMode.LEGACY));
+        SnapshotMetadata afterLegacy = firstCheckpointOf(client, legacy);
+        assertThat(afterLegacy.sharedFiles())
+                .as("the first checkpoint after the LEGACY restore, %s, builds on the restored"
+                        + " segments", afterLegacy)
+                .containsAnyElementsOf(retained.metadata.sharedFiles());
+        CountingJobRuns.Resumed legacyRun = CountingJobRuns.awaitExactEnd(client, JOB, legacy);
+        assertThat(retained.files)
+                .as("files of the retained checkpoint after the LEGACY job finished")
+                .allMatch(f -> Files.exists(Paths.get(f)));
+
+        CountingJobRuns.Resumed again =
+                CountingJobRuns.resumeToEnd(
+                        client,
+                        JOB,
+                        retained.restoredConfig,
+                        PARALLELISM,
+                        SavepointRestoreSettings.forPath(
+                                retained.pointer, false, RestoreMode.NO_CLAIM));
+        assertThat(again.restored)
+                .as("per key, the counts restored from the same checkpoint after the LEGACY run")
+                .isEqualTo(legacyRun.restored);
+    }
+
+    /** A retained checkpoint of a cancelled run, and what a test needs to restore it. */
+    private static final class Retained {
+        final String pointer;
+        final SnapshotMetadata metadata;
+        /** Its segments and private files. */
+        final Set<String> files;
+        final Map<Integer, Long> emittedBeforeCancel;
+        /** The job's configuration, keeping every checkpoint until the job ends. */
+        final Configuration restoredConfig;
+
+        Retained(
+                String pointer,
+                SnapshotMetadata metadata,
+                Set<String> files,
+                Map<Integer, Long> emittedBeforeCancel,
+                Configuration restoredConfig) {
+            this.pointer = pointer;
+            this.metadata = metadata;
+            this.files = files;
+            this.emittedBeforeCancel = emittedBeforeCancel;
+            this.restoredConfig = restoredConfig;
+        }
+    }
+
+    /** Runs the job at parallelism 2 part-way, cancels it and returns its retained checkpoint. */
+    private Retained retainCheckpoint(ClusterClient<?> client) throws Exception {
+        Configuration config = retainingConfig();
+        JobID first = CountingJobRuns.startAndAwaitProgress(client, JOB, config, PARALLELISM);
+        String retained = cancelAndFindRetainedCheckpoint(client, first).toUri().toString();
+        Map<Integer, Long> emittedBeforeCancel = EmittedCounts.take().maxPerKey();
+        SnapshotMetadata metadata = SnapshotMetadata.load(retained);
+        assertThat(metadata.keyedStateHandles())
+                .as("keyed state of the retained checkpoint %s", retained)
+                .isNotEmpty()
+                .allMatch(IncrementalRemoteKeyedStateHandle.class::isInstance);
+        assertThat(metadata.sharedFiles()).as("segments of %s", retained).isNotEmpty();
+        Set<String> files = new TreeSet<>(metadata.sharedFiles());
+        files.addAll(metadata.privateFiles());
+        // The restored jobs keep every checkpoint until they end, so the first one can be read.
+        Configuration restoredConfig = new Configuration(config);
+        restoredConfig.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 100);
+        return new Retained(retained, metadata, files, emittedBeforeCancel, restoredConfig);
     }
 
     /**

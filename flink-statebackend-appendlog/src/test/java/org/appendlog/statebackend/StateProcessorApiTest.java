@@ -123,7 +123,7 @@ class StateProcessorApiTest {
         return counts;
     }
 
-    /** Writes {@code savepoint} to {@code target} with the counting operator holding {@code counts}. */
+    /** Writes {@code savepoint} to {@code target}, the counting operator holding {@code counts}. */
     private void rewrite(String savepoint, Map<Integer, Long> counts, String target)
             throws Exception {
         StreamExecutionEnvironment env = environment();
