@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -170,6 +171,41 @@ class RestoreModeTest {
         assertThat(again.restored)
                 .as("per key, the counts restored from the same checkpoint after the LEGACY run")
                 .isEqualTo(legacyRun.restored);
+    }
+
+    /**
+     * A native savepoint is relocatable, as Flink documents savepoints to be: moved to another
+     * directory, it restores with exact counts (its files are found relative to its metadata).
+     */
+    @Test
+    void nativeSavepointRestoresAfterItsDirectoryMoved(
+            @InjectClusterClient ClusterClient<?> client) throws Exception {
+        Configuration config = retainingConfig();
+        CountingJobRuns.Stopped stopped =
+                CountingJobRuns.stopMidStream(
+                        client,
+                        JOB,
+                        config,
+                        PARALLELISM,
+                        tmp.resolve("savepoints").toUri().toString(),
+                        SavepointFormatType.NATIVE);
+        assertThat(SnapshotMetadata.load(stopped.savepoint).privateFiles())
+                .as("files of the native savepoint")
+                .isNotEmpty();
+        Path moved = tmp.resolve("moved-savepoint");
+        Files.move(Paths.get(URI.create(stopped.savepoint)), moved);
+
+        CountingJobRuns.Resumed resumed =
+                CountingJobRuns.resumeToEnd(
+                        client,
+                        JOB,
+                        config,
+                        3,
+                        SavepointRestoreSettings.forPath(
+                                moved.toUri().toString(), false, RestoreMode.NO_CLAIM));
+        assertThat(resumed.restored)
+                .as("per key, the count restored from the moved savepoint")
+                .isEqualTo(stopped.counts);
     }
 
     /** A retained checkpoint of a cancelled run, and what a test needs to restore it. */
