@@ -15,7 +15,8 @@ import java.io.IOException;
 /**
  * Checkpoint storage whose checkpoint state streams and {@code _metadata} are HBase rows, written
  * with a configurable WAL durability. Savepoints go to a file system directory ({@code
- * state.savepoints.dir}), because they are meant to outlive and move between storages.
+ * execution.checkpointing.savepoint-dir}), because they are meant to outlive and move between
+ * storages.
  *
  * <p>Select it with {@code state.checkpoint-storage:
  * org.appendlog.hbase.HBaseCheckpointStorageFactory}; see {@link HBaseCheckpointStorageOptions}.
