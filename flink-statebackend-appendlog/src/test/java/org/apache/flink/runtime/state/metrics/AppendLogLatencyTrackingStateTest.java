@@ -43,9 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Flink's state latency tracking ({@code state.latency-track.*}) over every kind of appendlog
  * state: Flink's own cases from flink-runtime's test jar, which count each access of the tracked
- * states, run against this backend configured as a user would configure it.
- *
- * Also checks that writes through the wrappers reach the log.
+ * states, run against this backend configured as a user would configure it; and that writes
+ * through those wrappers reach the log.
  *
  * <p>In Flink's package, because those cases are package-private.
  */
