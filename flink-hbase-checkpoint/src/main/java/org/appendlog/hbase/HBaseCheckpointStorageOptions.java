@@ -95,8 +95,8 @@ public final class HBaseCheckpointStorageOptions {
                     .withDescription(
                             "State streams up to this size are not written to HBase but kept"
                                     + " inside the checkpoint metadata, like Flink's"
-                                    + " 'state.storage.fs.memory-threshold'. At most the chunk"
-                                    + " size and 1 mb.");
+                                    + " 'execution.checkpointing.data-inline-threshold'. At most"
+                                    + " the chunk size and 1 mb.");
 
     public static final ConfigOption<Integer> CLIENT_RETRIES =
             ConfigOptions.key(PREFIX + "client.retries")

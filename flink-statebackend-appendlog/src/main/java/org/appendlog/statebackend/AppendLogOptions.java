@@ -15,7 +15,7 @@ public final class AppendLogOptions {
                     .noDefaultValue()
                     .withDescription(
                             "Directory of the state log, on any Flink file system (hdfs://, file://, ...)."
-                                    + " Defaults to '<state.checkpoints.dir>/appendlog'.");
+                                    + " Defaults to '<execution.checkpointing.dir>/appendlog'.");
 
     public static final ConfigOption<MemorySize> SEGMENT_SIZE =
             ConfigOptions.key("state.backend.appendlog.segment-size")

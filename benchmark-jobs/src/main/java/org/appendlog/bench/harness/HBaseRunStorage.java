@@ -2,6 +2,7 @@ package org.appendlog.bench.harness;
 
 import org.appendlog.hbase.HBaseCheckpointStorageFactory;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -33,7 +34,7 @@ final class HBaseRunStorage implements RunStorage {
 
     @Override
     public void configureCheckpoints(Configuration conf) {
-        conf.setString("state.checkpoint-storage", HBaseCheckpointStorageFactory.class.getName());
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, HBaseCheckpointStorageFactory.class.getName());
         conf.setString("state.checkpoint-storage.hbase.zookeeper.quorum", quorum);
         conf.setString("state.checkpoint-storage.hbase.table", table.getNameAsString());
     }

@@ -24,7 +24,7 @@ public final class Profile {
                     + "  --backends B,..             hashmap,rocksdb,changelog,appendlog,appendlog-nocompact\n"
                     + "  --storages S,..             local,hdfs (any of local, hdfs, hbase)\n"
                     + "  --checkpoint-interval-ms N  same for every configuration (500 / 1000)\n"
-                    + "  --run-seconds S             measured run before the failure (2 / 30)\n"
+                    + "  --run-seconds S             measured run before the failure (1 / 30)\n"
                     + "  --recovery-timeout-seconds S  longest wait for full throughput after it (6 / 120)\n"
                     + "  --inject-failure B          fail once and measure recovery (true)\n"
                     + "  --limits B                  also run checkpointing off and the storage bandwidth (true)\n"
