@@ -181,7 +181,8 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                                     keyGroupRange.getEndKeyGroup(),
                                     backendId),
                             settings.segmentSize(),
-                            settings.syncMode());
+                            settings.syncMode(),
+                            settings.compression());
             LogIndex index = new LogIndex(keyGroupRange);
             AppendLogKeyedStateBackend<K> backend =
                     new AppendLogKeyedStateBackend<>(

@@ -1,5 +1,7 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.log.BatchCompression;
+
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -43,6 +45,15 @@ public final class AppendLogOptions {
                             "How each checkpoint's batch is made durable before the checkpoint is"
                                     + " acknowledged: 'hsync' (to disk on every replica), 'hflush'"
                                     + " (to the replicas' memory) or 'none' (left to the file system).");
+
+    public static final ConfigOption<BatchCompression> COMPRESSION =
+            ConfigOptions.key("state.backend.appendlog.compression")
+                    .enumType(BatchCompression.class)
+                    .defaultValue(BatchCompression.LZ4)
+                    .withDescription(
+                            "How each key group's records are stored in the log's batches (and in"
+                                    + " native savepoints): 'lz4' (one LZ4 block per key group) or"
+                                    + " 'none'. Batches of either kind are read whatever this says.");
 
     public static final ConfigOption<Double> FULL_CHECKPOINT_RATIO =
             ConfigOptions.key("state.backend.appendlog.full-checkpoint-ratio")

@@ -1,5 +1,7 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.log.BatchCompression;
+
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -19,6 +21,7 @@ public final class AppendLogSettings implements Serializable {
     private final long segmentSize;
     private final long changeBufferSize;
     private final SyncMode syncMode;
+    private final BatchCompression compression;
     private final int restoreParallelism;
     private final double fullCheckpointRatio;
     private final CompactionSettings compaction;
@@ -28,6 +31,7 @@ public final class AppendLogSettings implements Serializable {
             long segmentSize,
             long changeBufferSize,
             SyncMode syncMode,
+            BatchCompression compression,
             int restoreParallelism,
             double fullCheckpointRatio,
             CompactionSettings compaction) {
@@ -35,6 +39,7 @@ public final class AppendLogSettings implements Serializable {
         this.segmentSize = segmentSize;
         this.changeBufferSize = changeBufferSize;
         this.syncMode = syncMode;
+        this.compression = compression;
         this.restoreParallelism = restoreParallelism;
         this.fullCheckpointRatio = fullCheckpointRatio;
         this.compaction = compaction;
@@ -75,6 +80,7 @@ public final class AppendLogSettings implements Serializable {
                     AppendLogOptions.SYNC_MODE.key(),
                     e.getMessage() + " (one of hsync, hflush, none)");
         }
+        BatchCompression compression = read(config, AppendLogOptions.COMPRESSION);
         int parallelism = atLeastOne(config, AppendLogOptions.RESTORE_PARALLELISM);
         double fullRatio = read(config, AppendLogOptions.FULL_CHECKPOINT_RATIO);
         if (!(fullRatio > 0)) {
@@ -87,6 +93,7 @@ public final class AppendLogSettings implements Serializable {
                 segmentSize.getBytes(),
                 changeBufferSize.getBytes(),
                 syncMode,
+                compression,
                 parallelism,
                 fullRatio,
                 CompactionSettings.fromConfig(config));
@@ -155,6 +162,10 @@ public final class AppendLogSettings implements Serializable {
         return syncMode;
     }
 
+    public BatchCompression compression() {
+        return compression;
+    }
+
     public int restoreParallelism() {
         return restoreParallelism;
     }
@@ -177,6 +188,8 @@ public final class AppendLogSettings implements Serializable {
                 + changeBufferSize
                 + ", sync-mode="
                 + syncMode
+                + ", compression="
+                + compression
                 + ", restore-parallelism="
                 + restoreParallelism
                 + ", full-checkpoint-ratio="

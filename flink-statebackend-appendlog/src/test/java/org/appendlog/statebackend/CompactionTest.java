@@ -1,5 +1,7 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.log.BatchCompression;
+
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -8,6 +10,8 @@ import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -31,13 +35,31 @@ class CompactionTest {
 
     @TempDir Path logDir;
 
+    /**
+     * Records stored raw: the scenarios here are built on where segments roll and on byte
+     * ratios, which compression would move; the tests parameterized by compression show that
+     * compaction keeps every latest record of compressed batches too.
+     */
     private AppendLogStateBackend backend(boolean compaction) {
-        return backend(compaction, "64kb", "0");
+        return backend(compaction, BatchCompression.NONE);
+    }
+
+    private AppendLogStateBackend backend(boolean compaction, BatchCompression compression) {
+        return backend(compaction, "64kb", "0", compression);
     }
 
     private AppendLogStateBackend backend(
             boolean compaction, String segmentSize, String compactionIoRateLimit) {
+        return backend(compaction, segmentSize, compactionIoRateLimit, BatchCompression.NONE);
+    }
+
+    private AppendLogStateBackend backend(
+            boolean compaction,
+            String segmentSize,
+            String compactionIoRateLimit,
+            BatchCompression compression) {
         Configuration config = new Configuration();
+        config.set(AppendLogOptions.COMPRESSION, compression);
         config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         config.setString(AppendLogOptions.SEGMENT_SIZE.key(), segmentSize);
         config.setString(
@@ -147,9 +169,11 @@ class CompactionTest {
      * segments no checkpoint refers to: a run written but not yet offered must not be among them,
      * or its live bytes drop out of the counts that compaction chooses segments by.
      */
-    @Test
-    void theIndexCountsTheLiveBytesOfRunsWrittenWhileCheckpointsComplete() throws Exception {
-        AppendLogStateBackend stateBackend = backend(true);
+    @ParameterizedTest
+    @EnumSource(BatchCompression.class)
+    void theIndexCountsTheLiveBytesOfRunsWrittenWhileCheckpointsComplete(
+            BatchCompression compression) throws Exception {
+        AppendLogStateBackend stateBackend = backend(true, compression);
         SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last = null;
         long running;
@@ -172,13 +196,15 @@ class CompactionTest {
         }
     }
 
-    @Test
-    void deletedKeysStayDeletedAndKeysPutBackAfterADeleteComeBack() throws Exception {
+    @ParameterizedTest
+    @EnumSource(BatchCompression.class)
+    void deletedKeysStayDeletedAndKeysPutBackAfterADeleteComeBack(BatchCompression compression)
+            throws Exception {
         // Keys are deleted and put back at random, so the compacted segments hold tombstones both
         // older and newer than values of their key: each must win or lose to them as written.
         // Keys written once and never again keep their segments live and uncompacted: those
         // hold older records of every key group, so tombstones must be copied into the runs.
-        AppendLogStateBackend stateBackend = backend(true);
+        AppendLogStateBackend stateBackend = backend(true, compression);
         SharedStateRegistry registry = BackendHarness.newRegistry();
         Map<Integer, Long> expected = new HashMap<>();
         Random random = new Random(3);

@@ -158,7 +158,7 @@ public final class LogIndex {
      */
     public void batchWrittenLater(
             BatchBuilder batch, BatchLocation location, boolean full, Executor executor) {
-        batchAdded(location.segment(), location.length());
+        batchAdded(location.segment(), location.rawLength());
         synchronized (updates) {
             pendingUpdates++;
         }
@@ -279,7 +279,8 @@ public final class LogIndex {
     }
 
     /**
-     * Counts a batch's bytes (records, header, footer, key groups of other owners). Its segment
+     * Counts a batch's bytes (records, header, footer, key groups of other owners), with its
+     * records uncompressed ({@link BatchLocation#rawLength}), as live bytes are counted. Its segment
      * is among the counted ones ({@link #segments}, {@link #liveBytes}) from now on, until {@link
      * #retain} leaves it out: only a batch that the log refers to is added, never one still being
      * written, so that retaining what the log refers to cannot forget it.

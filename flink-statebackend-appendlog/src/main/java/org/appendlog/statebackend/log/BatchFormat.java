@@ -16,22 +16,32 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * segment := SEGMENT_MAGIC:int FORMAT_VERSION:int batch*
- * batch   := header records-of-kg* footer
+ * batch   := header stored-records-of-kg* footer
  * header  := BATCH_MAGIC:int version:byte checkpointId:long minCheckpointId:long
  *            firstKg:int lastKg:int
  *            recordCount:long stateCount:int stateName:utf*
- * footer  := (offset:long length:int crc32c:int) per key group, offsets relative to the batch
+ *            compression:byte storedBodyLength:long rawBodyLength:long      (version 3 only)
+ * footer  := (offset:long length:int crc32c:int) per key group, of the stored bytes, offsets
+ *            relative to the batch
  *            headerLength:int crc32c(header + footer so far):int FOOTER_MAGIC:int
  * </pre>
  *
  * <p>Each key group carries its own CRC32C so that a restore which reads only the key groups it
- * owns can still verify every byte it reads; the header and footer have one of their own.
+ * owns can still verify every byte it reads; the header and footer have one of their own. Each
+ * key group's records are stored as {@link BatchCompression} says (version 2 batches: raw), and
+ * the header gives the body's stored and raw lengths, so that a reader without a manifest finds
+ * the batch's end, and the index counts raw bytes as its records do.
  */
 public final class BatchFormat {
 
     public static final int SEGMENT_MAGIC = 0x414C5347; // "ALSG"
-    /** 2: records with variable-length integers ({@link LogRecord}). */
-    public static final int FORMAT_VERSION = 2;
+    /**
+     * 2: records with variable-length integers ({@link LogRecord}). 3: key groups stored as the
+     * header's {@link BatchCompression} says. Both are read.
+     */
+    public static final int FORMAT_VERSION = 3;
+
+    private static final int UNCOMPRESSED_VERSION = 2;
     public static final int SEGMENT_HEADER_BYTES = 8;
     private static final int BATCH_MAGIC = 0x414C4F47; // "ALOG"
     private static final int FOOTER_MAGIC = 0x414C4654; // "ALFT"
@@ -53,12 +63,39 @@ public final class BatchFormat {
 
     /**
      * Writes {@code batch} to {@code out}, whose current position in segment {@code segment} is
-     * {@code position}. Returns where the batch landed.
+     * {@code position}, with its key groups stored as {@code compression} says. Returns where the
+     * batch landed.
      */
     public static BatchLocation write(
-            OutputStream out, String segment, long position, BatchBuilder batch)
+            OutputStream out,
+            String segment,
+            long position,
+            BatchBuilder batch,
+            BatchCompression compression)
             throws IOException {
         KeyGroupRange range = batch.keyGroups();
+        int groups = range.getNumberOfKeyGroups();
+        long rawBody = 0;
+        for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
+            rawBody += rawLength(batch, kg);
+        }
+        // Compressed key groups are encoded first: the header gives the body's stored length.
+        DataOutputSerializer encoded = null;
+        int[] storedLengths = new int[groups];
+        long storedBody = rawBody;
+        if (compression != BatchCompression.NONE) {
+            encoded = new DataOutputSerializer((int) Math.min(rawBody / 2 + 64, Integer.MAX_VALUE - 8));
+            for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
+                DataOutputSerializer data = batch.keyGroupData(kg);
+                storedLengths[kg - range.getStartKeyGroup()] =
+                        data == null
+                                ? 0
+                                : compression.encode(
+                                        data.getSharedBuffer(), 0, data.length(), encoded);
+            }
+            storedBody = encoded.length();
+        }
+
         DataOutputSerializer header = new DataOutputSerializer(128);
         header.writeInt(BATCH_MAGIC);
         header.writeByte(FORMAT_VERSION);
@@ -71,20 +108,35 @@ public final class BatchFormat {
         for (String name : batch.stateNames()) {
             header.writeUTF(name);
         }
+        header.writeByte(compression.id());
+        header.writeLong(storedBody);
+        header.writeLong(rawBody);
         out.write(header.getSharedBuffer(), 0, header.length());
 
-        int groups = range.getNumberOfKeyGroups();
         DataOutputSerializer footer =
                 new DataOutputSerializer(groups * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES);
         long relative = header.length();
+        int encodedAt = 0;
         CRC32C crc = new CRC32C();
         for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
-            DataOutputSerializer data = batch.keyGroupData(kg);
-            int length = data == null ? 0 : data.length();
+            byte[] bytes;
+            int from;
+            int length;
+            if (encoded == null) {
+                DataOutputSerializer data = batch.keyGroupData(kg);
+                bytes = data == null ? null : data.getSharedBuffer();
+                from = 0;
+                length = rawLength(batch, kg);
+            } else {
+                bytes = encoded.getSharedBuffer();
+                from = encodedAt;
+                length = storedLengths[kg - range.getStartKeyGroup()];
+                encodedAt += length;
+            }
             crc.reset();
             if (length > 0) {
-                out.write(data.getSharedBuffer(), 0, length);
-                crc.update(data.getSharedBuffer(), 0, length);
+                out.write(bytes, from, length);
+                crc.update(bytes, from, length);
             }
             footer.writeLong(relative);
             footer.writeInt(length);
@@ -100,7 +152,18 @@ public final class BatchFormat {
         out.write(footer.getSharedBuffer(), 0, footer.length());
         long length = relative + footer.length();
         return new BatchLocation(
-                segment, position, length, batch.checkpointId(), batch.minCheckpointId(), range);
+                segment,
+                position,
+                length,
+                length - storedBody + rawBody,
+                batch.checkpointId(),
+                batch.minCheckpointId(),
+                range);
+    }
+
+    private static int rawLength(BatchBuilder batch, int kg) {
+        DataOutputSerializer data = batch.keyGroupData(kg);
+        return data == null ? 0 : data.length();
     }
 
     /** The verified header and footer of one batch: what a reader needs to find key groups. */
@@ -108,6 +171,7 @@ public final class BatchFormat {
         public final BatchLocation location;
         public final List<String> stateNames;
         public final long recordCount;
+        private final BatchCompression compression;
         private final long[] offsets;
         private final int[] lengths;
         private final int[] crcs;
@@ -116,17 +180,20 @@ public final class BatchFormat {
                 BatchLocation location,
                 List<String> stateNames,
                 long recordCount,
+                BatchCompression compression,
                 long[] offsets,
                 int[] lengths,
                 int[] crcs) {
             this.location = location;
             this.stateNames = stateNames;
             this.recordCount = recordCount;
+            this.compression = compression;
             this.offsets = offsets;
             this.lengths = lengths;
             this.crcs = crcs;
         }
 
+        /** The stored (on disk) length of key group {@code kg}'s records. */
         public long keyGroupLength(int kg) {
             return lengths[kg - location.keyGroups().getStartKeyGroup()];
         }
@@ -145,7 +212,7 @@ public final class BatchFormat {
             if (data.readInt() != BATCH_MAGIC) {
                 throw new CorruptLogException(file, offset, "no batch header");
             }
-            data.readByte();
+            int version = data.readByte();
             long checkpointId = data.readLong();
             long minCheckpointId = data.readLong();
             KeyGroupRange range = KeyGroupRange.of(data.readInt(), data.readInt());
@@ -154,15 +221,39 @@ public final class BatchFormat {
             for (int i = 0; i < states; i++) {
                 data.readUTF();
             }
-            for (long r = 0; r < records; r++) {
-                LogRecord.skip(data);
+            long headerEnd;
+            long storedBody;
+            long rawBody;
+            if (version == UNCOMPRESSED_VERSION) {
+                headerEnd = in.getPos();
+                for (long r = 0; r < records; r++) {
+                    LogRecord.skip(data);
+                }
+                storedBody = in.getPos() - headerEnd;
+                rawBody = storedBody;
+            } else if (version == FORMAT_VERSION) {
+                BatchCompression.ofId(data.readByte(), file, offset);
+                storedBody = data.readLong();
+                rawBody = data.readLong();
+                headerEnd = in.getPos();
+            } else {
+                throw new CorruptLogException(
+                        file, offset + 4, "unsupported batch format version " + version);
             }
             long length =
-                    in.getPos()
+                    headerEnd
                             - offset
+                            + storedBody
                             + range.getNumberOfKeyGroups() * FOOTER_ENTRY_BYTES
                             + FOOTER_TAIL_BYTES;
-            return new BatchLocation(segment, offset, length, checkpointId, minCheckpointId, range);
+            return new BatchLocation(
+                    segment,
+                    offset,
+                    length,
+                    length - storedBody + rawBody,
+                    checkpointId,
+                    minCheckpointId,
+                    range);
         } catch (java.io.EOFException e) {
             throw new CorruptLogException(file, offset, "batch is cut off (torn or truncated)");
         }
@@ -211,7 +302,7 @@ public final class BatchFormat {
             throw new CorruptLogException(file, loc.offset(), "no batch header");
         }
         int version = h.readByte();
-        if (version != FORMAT_VERSION) {
+        if (version != FORMAT_VERSION && version != UNCOMPRESSED_VERSION) {
             throw new CorruptLogException(
                     file, loc.offset() + 4, "unsupported batch format version " + version);
         }
@@ -245,15 +336,33 @@ public final class BatchFormat {
         for (int i = 0; i < stateCount; i++) {
             names.add(h.readUTF());
         }
+        BatchCompression compression = BatchCompression.NONE;
+        long storedBody = loc.length() - headerLength - footerLength;
+        long rawBody = storedBody;
+        if (version == FORMAT_VERSION) {
+            compression = BatchCompression.ofId(h.readByte(), file, loc.offset());
+            long headerStored = h.readLong();
+            rawBody = h.readLong();
+            if (headerStored != storedBody) {
+                throw new CorruptLogException(
+                        file,
+                        loc.offset(),
+                        "batch header gives "
+                                + headerStored
+                                + " bytes of records, its footer and length leave "
+                                + storedBody);
+            }
+        }
         BatchLocation verified =
                 new BatchLocation(
                         loc.segment(),
                         loc.offset(),
                         loc.length(),
+                        loc.length() - storedBody + rawBody,
                         checkpointId,
                         minCheckpointId,
                         range);
-        return new BatchIndex(verified, names, recordCount, offsets, lengths, crcs);
+        return new BatchIndex(verified, names, recordCount, compression, offsets, lengths, crcs);
     }
 
     /**
@@ -288,12 +397,18 @@ public final class BatchFormat {
                         file, absolute + from, "CRC32C mismatch in the records of key group " + kg);
             }
             if (length > 0) {
-                consumer.accept(kg, bytes, from, length, absolute + from);
+                BatchCompression.Raw raw =
+                        index.compression.decode(bytes, from, length, file, absolute + from);
+                consumer.accept(kg, raw.bytes, raw.offset, raw.length, absolute + from);
             }
         }
     }
 
-    /** Receives the verified records of one key group. */
+    /**
+     * Receives the verified, raw records of one key group. {@code fileOffset} is where the key
+     * group's stored records start; for a compressed key group, positions within its records
+     * count from there in raw bytes.
+     */
     @FunctionalInterface
     public interface KeyGroupConsumer {
         void accept(int keyGroup, byte[] bytes, int offset, int length, long fileOffset)

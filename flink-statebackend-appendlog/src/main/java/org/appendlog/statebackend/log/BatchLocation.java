@@ -12,10 +12,13 @@ public final class BatchLocation {
     private final String segment;
     private final long offset;
     private final long length;
+    /** The length with the records uncompressed: what the index counts. Not written. */
+    private final long rawLength;
     private final long checkpointId;
     private final long minCheckpointId;
     private final KeyGroupRange keyGroups;
 
+    /** A batch as a manifest lists it: its raw length is known once its header is read. */
     public BatchLocation(
             String segment,
             long offset,
@@ -23,9 +26,21 @@ public final class BatchLocation {
             long checkpointId,
             long minCheckpointId,
             KeyGroupRange keyGroups) {
+        this(segment, offset, length, length, checkpointId, minCheckpointId, keyGroups);
+    }
+
+    public BatchLocation(
+            String segment,
+            long offset,
+            long length,
+            long rawLength,
+            long checkpointId,
+            long minCheckpointId,
+            KeyGroupRange keyGroups) {
         this.segment = segment;
         this.offset = offset;
         this.length = length;
+        this.rawLength = rawLength;
         this.checkpointId = checkpointId;
         this.minCheckpointId = minCheckpointId;
         this.keyGroups = keyGroups;
@@ -39,8 +54,18 @@ public final class BatchLocation {
         return offset;
     }
 
+    /** The bytes the batch takes in its segment. */
     public long length() {
         return length;
+    }
+
+    /**
+     * The batch's length with its records uncompressed, as written or read from its header (a
+     * location read from a manifest gives its stored length until then): the index counts raw
+     * record bytes, so it counts batches by this length too.
+     */
+    public long rawLength() {
+        return rawLength;
     }
 
     public long checkpointId() {

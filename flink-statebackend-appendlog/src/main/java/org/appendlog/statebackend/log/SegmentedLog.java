@@ -41,6 +41,7 @@ public final class SegmentedLog implements Closeable {
     private final String namePrefix;
     private final long segmentSize;
     private final SyncMode syncMode;
+    private final BatchCompression compression;
 
     private final Map<String, Path> ownSegments = new HashMap<>();
     private final Map<String, Long> segmentEnds = new HashMap<>();
@@ -57,13 +58,24 @@ public final class SegmentedLog implements Closeable {
     private long bytesAppended;
 
     public SegmentedLog(
-            FileSystem fs, Path dir, String namePrefix, long segmentSize, SyncMode syncMode) {
+            FileSystem fs,
+            Path dir,
+            String namePrefix,
+            long segmentSize,
+            SyncMode syncMode,
+            BatchCompression compression) {
         this.fs = fs;
         this.dir = dir;
         this.namePrefix = namePrefix;
         this.segmentSize = segmentSize;
         this.syncMode = syncMode;
+        this.compression = compression;
         this.closer = new SegmentCloser(namePrefix);
+    }
+
+    /** How the batches this log writes store their key groups; savepoints use it too. */
+    public BatchCompression compression() {
+        return compression;
     }
 
     /**
@@ -86,7 +98,8 @@ public final class SegmentedLog implements Closeable {
         }
         try {
             BatchLocation location =
-                    BatchFormat.write(active.out, active.name, active.position(), batch);
+                    BatchFormat.write(
+                            active.out, active.name, active.position(), batch, compression);
             syncMode.commit(active.out);
             bytesAppended += location.length();
             segmentEnds.put(active.name, location.offset() + location.length());
@@ -123,7 +136,7 @@ public final class SegmentedLog implements Closeable {
         LogSegment segment = LogSegment.create(fs, dir, name);
         BatchLocation location;
         try {
-            location = BatchFormat.write(segment.out, name, segment.position(), run);
+            location = BatchFormat.write(segment.out, name, segment.position(), run, compression);
             syncMode.commit(segment.out);
             segment.out.close();
         } catch (IOException | RuntimeException e) {

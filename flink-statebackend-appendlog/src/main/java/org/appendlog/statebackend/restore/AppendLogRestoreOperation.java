@@ -80,7 +80,7 @@ public final class AppendLogRestoreOperation<K> {
                             checkpoint.manifest.batchesFor(speaksFor), checkpoint.segments::get)) {
                 batches.add(batch.restrictedTo(speaksFor));
                 if (counted.add(batch.location().key())) {
-                    index.batchAdded(batch.location().segment(), batch.location().length());
+                    index.batchAdded(batch.location().segment(), batch.location().rawLength());
                 }
             }
         }

@@ -491,7 +491,11 @@ public final class AppendLogSnapshotStrategy<K> {
                 out.write(BatchFormat.segmentHeader());
                 BatchLocation location =
                         BatchFormat.write(
-                                out, segment, BatchFormat.SEGMENT_HEADER_BYTES, all.records());
+                                out,
+                                segment,
+                                BatchFormat.SEGMENT_HEADER_BYTES,
+                                all.records(),
+                                log.compression());
                 StreamStateHandle handle = closeAndGetHandle(out, registry);
                 privateState.add(HandleAndLocalPath.of(handle, segment));
                 batches = List.of(location);
@@ -750,7 +754,7 @@ public final class AppendLogSnapshotStrategy<K> {
             if (result.run() != null) {
                 acceptedRuns.put(result.run().key(), result);
                 // Counted from now on, when checkpoints that complete keep it (pruneIndex).
-                index.batchAdded(result.run().segment(), result.run().length());
+                index.batchAdded(result.run().segment(), result.run().rawLength());
             }
             return true;
         }

@@ -71,7 +71,7 @@ class BatchBuilderTest {
 
     private static byte[] written(BatchBuilder batch) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        BatchFormat.write(out, "segment", 8, batch);
+        BatchFormat.write(out, "segment", 8, batch, BatchCompression.NONE);
         return out.toByteArray();
     }
 }

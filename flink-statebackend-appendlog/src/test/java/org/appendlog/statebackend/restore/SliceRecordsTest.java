@@ -1,6 +1,7 @@
 package org.appendlog.statebackend.restore;
 
 import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.log.BatchCompression;
 import org.appendlog.statebackend.log.BatchFormat;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.LogScanner;
@@ -110,7 +111,8 @@ class SliceRecordsTest {
             out.write(header);
             long position = header.length;
             for (BatchBuilder builder : builders) {
-                BatchLocation location = BatchFormat.write(out, "segment", position, builder);
+                BatchLocation location = BatchFormat.write(
+                                out, "segment", position, builder, BatchCompression.NONE);
                 locations.add(location);
                 position += location.length();
             }
