@@ -1,0 +1,821 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.api.config.ExecutionConfigOptions;
+import org.apache.flink.table.api.config.TableConfigOptions;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import javax.annotation.Nullable;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Flink SQL jobs on the append-log backend, against {@code hashmap} as the control: the Table
+ * runtime keeps mutable, reused {@code RowData} in value, list and map state, registers timers, and
+ * (with {@code table.exec.state.ttl}) wraps its states in TTL. Every run fails once mid-stream,
+ * after a completed checkpoint, restarts from it and must still end with exactly the final tables
+ * that Java computes from the same generated input.
+ *
+ * <p>The queries of one run are one job reading one input (see {@link #queries}, each with the
+ * operator its plan must show): GROUP BYs over a GROUP BY (COUNT DISTINCT and MAX under retraction
+ * keep map state, LISTAGG under retraction list state), Top-N over the input, over an updating SUM
+ * and, cached by Flink and written to state at checkpoints, over a rising MAX (Top-3 and Top-1), a
+ * deduplication keeping the last row by event time, event-time TUMBLE and SESSION window
+ * aggregates (whose state turns over, so the log gets full batches too), and a LEFT JOIN with a
+ * second, slower input, aggregated. Each job runs plain and with mini-batch and state TTL on.
+ *
+ * <p>Exactly once is checked without a transactional sink: each query's changelog goes into a
+ * {@link MaterializingSink}, which applies it to a multiset of rows held in checkpointed operator
+ * state. A restart rolls that view back to the same checkpoint as the query's keyed state, so
+ * replayed output is applied once, and the view of the attempt that finished is the query's final
+ * table. A retraction of a row the view does not hold is recorded as an anomaly.
+ */
+class SqlJobTest {
+
+    private static final int PARALLELISM = 2;
+    /**
+     * Records of the main input; the failure comes a tenth of them after a checkpoint that covers a
+     * quarter has completed.
+     */
+    private static final long RECORDS = 16_000;
+    private static final double RECORDS_PER_SECOND = 5_000;
+    private static final int KEYS = 50;
+    /** The join's input covers all keys but these last ones, with three rows each. */
+    private static final int KEYS_WITHOUT_MATCH = 10;
+    private static final int DIM_ROWS_PER_KEY = 3;
+    private static final long DIM_RECORDS = (long) (KEYS - KEYS_WITHOUT_MATCH) * DIM_ROWS_PER_KEY;
+    private static final double DIM_RECORDS_PER_SECOND = 40;
+    private static final long MILLIS_PER_RECORD = 10;
+    private static final long WINDOW_MILLIS = 2_000;
+    private static final long SESSION_GAP_MILLIS = 1_000;
+
+    @TempDir static Path tmp;
+
+    /** Keeps the metrics of tasks that ended: those of the failed attempt and of the restore. */
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    () ->
+                            new MiniClusterResourceConfiguration.Builder()
+                                    .setConfiguration(
+                                            METRICS.addToConfiguration(new Configuration()))
+                                    .setNumberTaskManagers(1)
+                                    .setNumberSlotsPerTaskManager(4)
+                                    .build());
+
+    /** A query of the job, and what its plan must show: the operator it is here to test. */
+    private static final class Query {
+        final String sql;
+        final String planShows;
+        /** The last column is a LISTAGG, whose order is that of arrival: compared sorted. */
+        final boolean endsWithList;
+
+        Query(String sql, String planShows) {
+            this(sql, planShows, false);
+        }
+
+        Query(String sql, String planShows, boolean endsWithList) {
+            this.sql = sql;
+            this.planShows = planShows;
+            this.endsWithList = endsWithList;
+        }
+
+        /** The final table as compared: a trailing list's elements sorted. */
+        Map<String, Long> comparable(Map<String, Long> table) {
+            if (!endsWithList) {
+                return table;
+            }
+            Map<String, Long> sorted = new HashMap<>();
+            table.forEach(
+                    (row, count) -> {
+                        int list = row.lastIndexOf(", ") + 2;
+                        String[] elements = row.substring(list).split(",");
+                        Arrays.sort(elements);
+                        sorted.merge(
+                                row.substring(0, list) + String.join(",", elements),
+                                count,
+                                Long::sum);
+                    });
+            return sorted;
+        }
+    }
+
+    /** The queries of a run, by the name of their sink. */
+    private static Map<String, Query> queries() {
+        Map<String, Query> queries = new LinkedHashMap<>();
+        queries.put(
+                "group-by-of-group-by",
+                new Query(
+                        "SELECT MOD(cnt, 5) AS b, COUNT(*) AS ks, SUM(total) AS s,"
+                                + " MAX(total) AS mx, MIN(dist) AS mn"
+                                + " FROM (SELECT k, COUNT(*) AS cnt, SUM(v) AS total,"
+                                + "       COUNT(DISTINCT MOD(v, 50)) AS dist"
+                                + "       FROM input GROUP BY k)"
+                                + " GROUP BY MOD(cnt, 5)",
+                        // MAX under retraction and COUNT DISTINCT keep map state
+                        "MAX_RETRACT"));
+        queries.put(
+                "listagg-of-group-by",
+                new Query(
+                        "SELECT MOD(cnt, 5) AS b, LISTAGG(CAST(k AS STRING)) AS ks"
+                                + " FROM (SELECT k, COUNT(*) AS cnt FROM input GROUP BY k)"
+                                + " GROUP BY MOD(cnt, 5)",
+                        // LISTAGG under retraction keeps list state
+                        "LISTAGG_RETRACT",
+                        true));
+        queries.put(
+                "top-3-per-key",
+                new Query(
+                        "SELECT k, id, v, rn FROM ("
+                                + " SELECT k, id, v,"
+                                + "  ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id ASC)"
+                                + "   AS rn"
+                                + " FROM input)"
+                                + " WHERE rn <= 3",
+                        "Rank(strategy=[AppendFastStrategy]"));
+        queries.put(
+                "top-3-of-sums",
+                new Query(
+                        "SELECT b, k, total, rn FROM ("
+                                + " SELECT b, k, total,"
+                                + "  ROW_NUMBER() OVER (PARTITION BY b ORDER BY total DESC, k ASC)"
+                                + "   AS rn"
+                                + " FROM (SELECT MOD(k, 5) AS b, k, SUM(v) AS total"
+                                + "       FROM input GROUP BY k))"
+                                + " WHERE rn <= 3",
+                        "Rank(strategy=[RetractStrategy]"));
+        queries.put(
+                "top-3-of-last-ids",
+                new Query(
+                        "SELECT b, k, last_id, rn FROM ("
+                                + " SELECT b, k, last_id,"
+                                + "  ROW_NUMBER() OVER (PARTITION BY b ORDER BY last_id DESC) AS rn"
+                                + " FROM (SELECT MOD(k, 5) AS b, k, MAX(id) AS last_id"
+                                + "       FROM input GROUP BY MOD(k, 5), k))"
+                                + " WHERE rn <= 3",
+                        // a MAX only grows (and ids are unique): Flink's Top-N that caches
+                        // its rows and writes them to state at checkpoints
+                        "Rank(strategy=[UpdateFastStrategy"));
+        queries.put(
+                "top-1-of-last-ids",
+                new Query(
+                        "SELECT b, k, last_id FROM ("
+                                + " SELECT b, k, last_id,"
+                                + "  ROW_NUMBER() OVER (PARTITION BY b ORDER BY last_id DESC) AS rn"
+                                + " FROM (SELECT MOD(k, 5) AS b, k, MAX(id) AS last_id"
+                                + "       FROM input GROUP BY MOD(k, 5), k))"
+                                + " WHERE rn = 1",
+                        "Rank(strategy=[UpdateFastStrategy"));
+        queries.put(
+                "last-row-per-key",
+                new Query(
+                        "SELECT k, id, v FROM ("
+                                + " SELECT k, id, v,"
+                                + "  ROW_NUMBER() OVER (PARTITION BY k ORDER BY rt DESC) AS rn"
+                                + " FROM input)"
+                                + " WHERE rn = 1",
+                        "Deduplicate(keep=[LastRow], key=[k], order=[ROWTIME]"));
+        queries.put(
+                "tumble-window",
+                new Query(
+                        "SELECT k, window_start, window_end, COUNT(*) AS c, SUM(v) AS s,"
+                                + " MAX(v) AS mx"
+                                + " FROM TABLE(TUMBLE(TABLE input, DESCRIPTOR(rt),"
+                                + "  INTERVAL '2' SECOND))"
+                                + " GROUP BY k, window_start, window_end",
+                        "GlobalWindowAggregate(groupBy=[k], window=[TUMBLE("));
+        queries.put(
+                "session-window",
+                new Query(
+                        "SELECT k, window_start, window_end, COUNT(*) AS c, SUM(v) AS s"
+                                + " FROM TABLE(SESSION(TABLE input PARTITION BY k, DESCRIPTOR(rt),"
+                                + "  INTERVAL '1' SECOND))"
+                                + " GROUP BY k, window_start, window_end",
+                        "SESSION("));
+        queries.put(
+                "left-join-then-group-by",
+                new Query(
+                        "SELECT l.k, COUNT(*) AS c, COUNT(r.w) AS cw, SUM(r.w) AS sw"
+                                + " FROM input AS l LEFT JOIN dim AS r ON l.k = r.rk"
+                                + " GROUP BY l.k",
+                        "Join(joinType=[LeftOuterJoin]"));
+        return queries;
+    }
+
+    @ParameterizedTest(name = "{0}, {1}")
+    @CsvSource({
+        "appendlog, plain",
+        "hashmap, plain",
+        "appendlog, mini-batch and state ttl",
+        "hashmap, mini-batch and state ttl"
+    })
+    void sqlResultsAreExactAfterAFailureMidStream(
+            String backend, String mode, @InjectClusterClient ClusterClient<?> client)
+            throws Exception {
+        FailOnce.reset();
+        MaterializingSink.reset();
+        String run = backend + "-" + mode.replace(' ', '-');
+        JobGraph jobGraph = jobGraph(jobConfig(backend, run), mode.startsWith("mini-batch"));
+        JobID jobId = MiniClusterJobs.submit(client, jobGraph);
+        MiniClusterJobs.awaitSuccess(client, jobId);
+
+        assertThat(FailOnce.hasFailed()).as("the injected failure happened").isTrue();
+        assertThat(MaterializingSink.finishedAttempts())
+                .as("attempt that finished, per query: one failure, one restart")
+                .containsOnlyKeys(queries().keySet())
+                .allSatisfy((query, attempt) -> assertThat(attempt).isEqualTo(1));
+        assertThat(MaterializingSink.restoredViews())
+                .as("queries whose sink restored a non-empty view from the checkpoint")
+                .containsExactlyInAnyOrderElementsOf(queries().keySet());
+        if (backend.equals("appendlog")) {
+            assertThat(logDir(run).resolve(jobId.toHexString()))
+                    .as("the append-log backend's log of the job")
+                    .isDirectory();
+            assertThat(appendLogMetric(jobId, "restoreBytesRead", 1))
+                    .as("log bytes the restarted backends read (appendlog.restoreBytesRead)")
+                    .isPositive();
+            assertThat(appendLogMetric(jobId, "fullBatches", null))
+                    .as("checkpoints that appended every live entry (appendlog.fullBatches),"
+                            + " as the windows' state turned over")
+                    .isPositive();
+        } else {
+            assertThat(logDir(run)).as("no append-log on %s", backend).doesNotExist();
+        }
+
+        Map<String, Map<String, Long>> expected = expectedTables();
+        Map<String, String> differences = new TreeMap<>();
+        for (Map.Entry<String, Query> query : queries().entrySet()) {
+            String difference =
+                    difference(
+                            query.getValue().comparable(expected.get(query.getKey())),
+                            query.getValue()
+                                    .comparable(MaterializingSink.finalView(query.getKey())));
+            if (!difference.isEmpty()) {
+                differences.put(query.getKey(), difference);
+            }
+        }
+        SoftAssertions.assertSoftly(
+                soft -> {
+                    soft.assertThat(MaterializingSink.anomalies())
+                            .as("retractions of rows the materialized view did not hold")
+                            .isEmpty();
+                    soft.assertThat(differences)
+                            .as(
+                                    "queries whose final table on %s (%s) differs from the"
+                                            + " expected one",
+                                    backend,
+                                    mode)
+                            .isEmpty();
+                });
+    }
+
+    private static Path logDir(String run) {
+        return tmp.resolve(run + "-log");
+    }
+
+    private static Configuration jobConfig(String backend, String run) {
+        Configuration config =
+                CountingJob.jobConfig(tmp.resolve(run + "-checkpoints").toUri().toString());
+        if (backend.equals("appendlog")) {
+            CountingJob.withAppendLog(config, logDir(run).toUri().toString());
+        } else {
+            config.set(StateBackendOptions.STATE_BACKEND, backend);
+        }
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        return config;
+    }
+
+    private static JobGraph jobGraph(Configuration jobConfig, boolean miniBatchAndTtl) {
+        StreamExecutionEnvironment env = new StreamExecutionEnvironment(jobConfig);
+        env.setParallelism(PARALLELISM);
+        env.setMaxParallelism(CountingJob.MAX_PARALLELISM);
+        StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env);
+        tableEnv.getConfig().set(TableConfigOptions.LOCAL_TIME_ZONE, "UTC");
+        if (miniBatchAndTtl) {
+            tableEnv.getConfig().set(ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_ENABLED, true);
+            tableEnv.getConfig()
+                    .set(
+                            ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_ALLOW_LATENCY,
+                            Duration.ofMillis(100));
+            tableEnv.getConfig().set(ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_SIZE, 200L);
+            // Long enough that nothing expires: the states are TTL states all the same.
+            tableEnv.getConfig()
+                    .set(ExecutionConfigOptions.IDLE_STATE_RETENTION, Duration.ofHours(1));
+        }
+
+        // One reader: the timestamps rise across the whole input, so windows close all along
+        // (and their state turns over) rather than at the end of a second reader's range.
+        DataStream<Row> input =
+                env.fromSource(
+                                new DataGeneratorSource<>(
+                                        n -> n,
+                                        RECORDS,
+                                        RateLimiterStrategy.perSecond(RECORDS_PER_SECOND),
+                                        Types.LONG),
+                                WatermarkStrategy.noWatermarks(),
+                                "input")
+                        .setParallelism(1)
+                        .uid("input")
+                        .map(new FailOnce(RECORDS / 4, RECORDS / 10))
+                        .setParallelism(1)
+                        .uid("fail-once")
+                        .name("fail-once")
+                        .map(SqlJobTest::inputRow)
+                        .returns(INPUT_TYPE)
+                        .setParallelism(1)
+                        .uid("input-rows");
+        tableEnv.createTemporaryView(
+                "input",
+                tableEnv.fromDataStream(
+                        input,
+                        Schema.newBuilder()
+                                .columnByExpression("rt", "TO_TIMESTAMP_LTZ(ts, 3)")
+                                .watermark("rt", "rt - INTERVAL '1' SECOND")
+                                .build()));
+        DataStream<Row> dim =
+                env.fromSource(
+                                new DataGeneratorSource<>(
+                                        SqlJobTest::dimRow,
+                                        DIM_RECORDS,
+                                        RateLimiterStrategy.perSecond(DIM_RECORDS_PER_SECOND),
+                                        DIM_TYPE),
+                                WatermarkStrategy.noWatermarks(),
+                                "dim")
+                        .setParallelism(1)
+                        .uid("dim");
+        tableEnv.createTemporaryView("dim", tableEnv.fromDataStream(dim));
+
+        for (Map.Entry<String, Query> query : queries().entrySet()) {
+            Table table = tableEnv.sqlQuery(query.getValue().sql);
+            assertThat(table.explain())
+                    .as("plan of %s", query.getKey())
+                    .contains(query.getValue().planShows);
+            tableEnv.toChangelogStream(table)
+                    .addSink(new MaterializingSink(query.getKey()))
+                    .setParallelism(1)
+                    .uid("sink-" + query.getKey())
+                    .name("sink-" + query.getKey());
+        }
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The input, and the final tables computed from it in Java
+    // ---------------------------------------------------------------------------------------
+
+    private static final TypeInformation<Row> INPUT_TYPE =
+            Types.ROW_NAMED(
+                    new String[] {"id", "k", "v", "ts"},
+                    Types.LONG,
+                    Types.INT,
+                    Types.LONG,
+                    Types.LONG);
+
+    private static final TypeInformation<Row> DIM_TYPE =
+            Types.ROW_NAMED(new String[] {"j", "rk", "w"}, Types.LONG, Types.INT, Types.LONG);
+
+    private static long mix(long n) {
+        return (n * 0x9E3779B97F4A7C15L) >>> 17;
+    }
+
+    /** Keys spread unevenly, so per-key counts differ. */
+    private static int key(long n) {
+        return (int) Math.floorMod(mix(n), (long) KEYS);
+    }
+
+    private static long value(long n) {
+        return Math.floorMod(mix(n) >>> 11, 1000L);
+    }
+
+    private static long timestamp(long n) {
+        return n * MILLIS_PER_RECORD;
+    }
+
+    private static Row inputRow(long n) {
+        return Row.of(n, key(n), value(n), timestamp(n));
+    }
+
+    private static Row dimRow(long j) {
+        return Row.of(j, (int) (j % (KEYS - KEYS_WITHOUT_MATCH)), dimWeight(j));
+    }
+
+    private static long dimWeight(long j) {
+        return j * 7 + 1;
+    }
+
+    /** Per query, the multiset of the rows of its final table. */
+    private static Map<String, Map<String, Long>> expectedTables() {
+        Map<Integer, List<Long>> byKey = new TreeMap<>();
+        for (long n = 0; n < RECORDS; n++) {
+            byKey.computeIfAbsent(key(n), k -> new ArrayList<>()).add(n);
+        }
+        Map<String, Map<String, Long>> tables = new HashMap<>();
+
+        // group-by-of-group-by
+        Map<Integer, long[]> buckets = new TreeMap<>(); // count, sum, max, min distinct
+        Map<Integer, Long> sums = new TreeMap<>();
+        for (Map.Entry<Integer, List<Long>> key : byKey.entrySet()) {
+            long count = key.getValue().size();
+            long total = 0;
+            Set<Long> distinct = new HashSet<>();
+            for (long n : key.getValue()) {
+                total += value(n);
+                distinct.add(value(n) % 50);
+            }
+            sums.put(key.getKey(), total);
+            long[] bucket =
+                    buckets.computeIfAbsent(
+                            (int) (count % 5),
+                            b -> new long[] {0, 0, Long.MIN_VALUE, Long.MAX_VALUE});
+            bucket[0]++;
+            bucket[1] += total;
+            bucket[2] = Math.max(bucket[2], total);
+            bucket[3] = Math.min(bucket[3], distinct.size());
+        }
+        Map<String, Long> groupBy = new HashMap<>();
+        buckets.forEach((b, a) -> add(groupBy, b, a[0], a[1], a[2], a[3]));
+        tables.put("group-by-of-group-by", groupBy);
+
+        // listagg-of-group-by
+        Map<Integer, List<String>> keysByCount = new TreeMap<>();
+        byKey.forEach(
+                (k, ns) ->
+                        keysByCount
+                                .computeIfAbsent(ns.size() % 5, b -> new ArrayList<>())
+                                .add(String.valueOf(k)));
+        Map<String, Long> listAgg = new HashMap<>();
+        keysByCount.forEach((b, ks) -> add(listAgg, b, String.join(",", ks)));
+        tables.put("listagg-of-group-by", listAgg);
+
+        // top-3-per-key
+        Map<String, Long> top3 = new HashMap<>();
+        byKey.forEach(
+                (k, ns) -> {
+                    List<Long> sorted = new ArrayList<>(ns);
+                    sorted.sort(
+                            (a, b) ->
+                                    value(a) != value(b)
+                                            ? Long.compare(value(b), value(a))
+                                            : Long.compare(a, b));
+                    for (int rank = 1; rank <= Math.min(3, sorted.size()); rank++) {
+                        long n = sorted.get(rank - 1);
+                        add(top3, k, n, value(n), (long) rank);
+                    }
+                });
+        tables.put("top-3-per-key", top3);
+
+        // top-3-of-sums
+        Map<String, Long> top3OfSums = new HashMap<>();
+        Map<Integer, List<Integer>> keysByBucket =
+                sums.keySet().stream().collect(Collectors.groupingBy(k -> k % 5));
+        keysByBucket.forEach(
+                (b, ks) -> {
+                    List<Integer> sorted = new ArrayList<>(ks);
+                    sorted.sort(
+                            (x, y) ->
+                                    !sums.get(x).equals(sums.get(y))
+                                            ? Long.compare(sums.get(y), sums.get(x))
+                                            : Integer.compare(x, y));
+                    for (int rank = 1; rank <= Math.min(3, sorted.size()); rank++) {
+                        int k = sorted.get(rank - 1);
+                        add(top3OfSums, b, k, sums.get(k), (long) rank);
+                    }
+                });
+        tables.put("top-3-of-sums", top3OfSums);
+
+        // top-3-of-last-ids, top-1-of-last-ids
+        Map<String, Long> top3OfLastIds = new HashMap<>();
+        Map<String, Long> top1OfLastIds = new HashMap<>();
+        keysByBucket.forEach(
+                (b, ks) -> {
+                    List<Long> lastIds = new ArrayList<>();
+                    ks.forEach(k -> lastIds.add(Collections.max(byKey.get(k))));
+                    lastIds.sort(Collections.reverseOrder());
+                    for (int rank = 1; rank <= Math.min(3, lastIds.size()); rank++) {
+                        long n = lastIds.get(rank - 1);
+                        add(top3OfLastIds, b, key(n), n, (long) rank);
+                    }
+                    add(top1OfLastIds, b, key(lastIds.get(0)), lastIds.get(0));
+                });
+        tables.put("top-3-of-last-ids", top3OfLastIds);
+        tables.put("top-1-of-last-ids", top1OfLastIds);
+
+        // last-row-per-key: timestamps grow with n
+        Map<String, Long> lastRow = new HashMap<>();
+        byKey.forEach(
+                (k, ns) -> {
+                    long last = Collections.max(ns);
+                    add(lastRow, k, last, value(last));
+                });
+        tables.put("last-row-per-key", lastRow);
+
+        // tumble-window
+        Map<List<Long>, long[]> windows = new HashMap<>(); // count, sum, max
+        for (long n = 0; n < RECORDS; n++) {
+            long start = timestamp(n) - Math.floorMod(timestamp(n), WINDOW_MILLIS);
+            long[] window =
+                    windows.computeIfAbsent(
+                            List.of((long) key(n), start), w -> new long[] {0, 0, Long.MIN_VALUE});
+            window[0]++;
+            window[1] += value(n);
+            window[2] = Math.max(window[2], value(n));
+        }
+        Map<String, Long> tumble = new HashMap<>();
+        windows.forEach(
+                (w, a) ->
+                        add(
+                                tumble,
+                                w.get(0),
+                                utc(w.get(1)),
+                                utc(w.get(1) + WINDOW_MILLIS),
+                                a[0],
+                                a[1],
+                                a[2]));
+        tables.put("tumble-window", tumble);
+
+        // session-window: a record joins the session if it comes at most the gap after the
+        // session's last record (Flink's session windows [t, t + gap) merge when they touch)
+        Map<String, Long> sessions = new HashMap<>();
+        byKey.forEach(
+                (k, ns) -> {
+                    long first = -1;
+                    long last = -1;
+                    long count = 0;
+                    long sum = 0;
+                    for (long n : ns) {
+                        if (count > 0 && timestamp(n) > last + SESSION_GAP_MILLIS) {
+                            add(sessions, k, utc(first), utc(last + SESSION_GAP_MILLIS), count, sum);
+                            count = 0;
+                            sum = 0;
+                        }
+                        if (count == 0) {
+                            first = timestamp(n);
+                        }
+                        last = timestamp(n);
+                        count++;
+                        sum += value(n);
+                    }
+                    add(sessions, k, utc(first), utc(last + SESSION_GAP_MILLIS), count, sum);
+                });
+        tables.put("session-window", sessions);
+
+        // left-join-then-group-by
+        Map<Integer, List<Long>> weights = new TreeMap<>();
+        for (long j = 0; j < DIM_RECORDS; j++) {
+            weights.computeIfAbsent(dimRow(j).<Integer>getFieldAs(1), k -> new ArrayList<>())
+                    .add(dimWeight(j));
+        }
+        Map<String, Long> join = new HashMap<>();
+        byKey.forEach(
+                (k, ns) -> {
+                    List<Long> matches = weights.getOrDefault(k, Collections.emptyList());
+                    long rows = ns.size();
+                    if (matches.isEmpty()) {
+                        add(join, k, rows, 0L, null);
+                    } else {
+                        long sum = matches.stream().mapToLong(Long::longValue).sum();
+                        add(join, k, rows * matches.size(), rows * matches.size(), rows * sum);
+                    }
+                });
+        tables.put("left-join-then-group-by", join);
+        return tables;
+    }
+
+    private static LocalDateTime utc(long epochMillis) {
+        return LocalDateTime.ofEpochSecond(
+                Math.floorDiv(epochMillis, 1000L),
+                (int) Math.floorMod(epochMillis, 1000L) * 1_000_000,
+                ZoneOffset.UTC);
+    }
+
+    private static void add(Map<String, Long> table, Object... fields) {
+        table.merge(describe(fields), 1L, Long::sum);
+    }
+
+    /** A row's fields, without its kind; Long 3 and Integer 3 read the same. */
+    private static String describe(Object... fields) {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < fields.length; i++) {
+            text.append(i == 0 ? "" : ", ").append(fields[i]);
+        }
+        return text.toString();
+    }
+
+    private static String describe(Row row) {
+        Object[] fields = new Object[row.getArity()];
+        for (int i = 0; i < fields.length; i++) {
+            fields[i] = row.getField(i);
+        }
+        return describe(fields);
+    }
+
+    /** Empty if equal, else the sizes and the first rows missing and unexpected. */
+    private static String difference(Map<String, Long> expected, Map<String, Long> actual) {
+        if (expected.equals(actual)) {
+            return "";
+        }
+        Set<String> rows = new TreeSet<>(expected.keySet());
+        rows.addAll(actual.keySet());
+        List<String> wrong = new ArrayList<>();
+        for (String row : rows) {
+            long want = expected.getOrDefault(row, 0L);
+            long got = actual.getOrDefault(row, 0L);
+            if (want != got) {
+                wrong.add("[" + row + "] expected " + want + " times, got " + got);
+            }
+        }
+        return String.format(
+                "%d rows expected, %d rows materialized, %d rows differ, e.g. %s",
+                expected.values().stream().mapToLong(Long::longValue).sum(),
+                actual.values().stream().mapToLong(Long::longValue).sum(),
+                wrong.size(),
+                wrong.subList(0, Math.min(8, wrong.size())));
+    }
+
+    /**
+     * The sum of the job's {@code appendlog.<name>} gauges, of all its tasks or only of those of
+     * one attempt.
+     */
+    private static long appendLogMetric(JobID jobId, String name, @Nullable Integer attempt) {
+        long sum = 0;
+        for (Map.Entry<MetricGroup, Map<String, Metric>> group :
+                METRICS.getMetricsByGroup().entrySet()) {
+            Map<String, String> variables = group.getKey().getAllVariables();
+            Metric metric = group.getValue().get(name);
+            if (metric != null
+                    && jobId.toString().equals(variables.get("<job_id>"))
+                    && (attempt == null
+                            || attempt.toString().equals(variables.get("<task_attempt_num>")))) {
+                sum += ((Number) ((Gauge<?>) metric).getValue()).longValue();
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Applies a query's changelog (+I and +U add a row, -U and -D take one away) to a multiset of
+     * rows kept in checkpointed operator state, so that after a restart the view is that of the
+     * checkpoint the query's keyed state was restored from (checkpoints are aligned, exactly
+     * once), and replayed output counts once. One subtask: a row and its retraction, sent by the
+     * same upstream subtask, arrive in order. The attempt that finishes publishes its view.
+     */
+    static final class MaterializingSink extends RichSinkFunction<Row>
+            implements CheckpointedFunction {
+
+        private static final Map<String, Map<String, Long>> FINAL_VIEWS = new ConcurrentHashMap<>();
+        private static final Map<String, Integer> FINISHED_ATTEMPTS = new ConcurrentHashMap<>();
+        private static final Set<String> RESTORED_VIEWS = ConcurrentHashMap.newKeySet();
+        private static final List<String> ANOMALIES = Collections.synchronizedList(new ArrayList<>());
+
+        private final String query;
+        private transient Map<String, Long> view;
+        private transient ListState<Map<String, Long>> checkpointed;
+
+        MaterializingSink(String query) {
+            this.query = query;
+        }
+
+        static void reset() {
+            FINAL_VIEWS.clear();
+            FINISHED_ATTEMPTS.clear();
+            RESTORED_VIEWS.clear();
+            ANOMALIES.clear();
+        }
+
+        static Map<String, Long> finalView(String query) {
+            return FINAL_VIEWS.getOrDefault(query, Collections.emptyMap());
+        }
+
+        static Map<String, Integer> finishedAttempts() {
+            return new TreeMap<>(FINISHED_ATTEMPTS);
+        }
+
+        static Set<String> restoredViews() {
+            return new TreeSet<>(RESTORED_VIEWS);
+        }
+
+        static List<String> anomalies() {
+            synchronized (ANOMALIES) {
+                return new ArrayList<>(ANOMALIES);
+            }
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            checkpointed =
+                    context.getOperatorStateStore()
+                            .getListState(
+                                    new ListStateDescriptor<>(
+                                            "view", Types.MAP(Types.STRING, Types.LONG)));
+            view = new HashMap<>();
+            for (Map<String, Long> restored : checkpointed.get()) {
+                view.putAll(restored);
+            }
+            if (context.isRestored() && !view.isEmpty()) {
+                RESTORED_VIEWS.add(query);
+            }
+        }
+
+        @Override
+        public void invoke(Row row, Context context) {
+            String described = describe(row);
+            switch (row.getKind()) {
+                case INSERT:
+                case UPDATE_AFTER:
+                    apply(described, 1);
+                    break;
+                case UPDATE_BEFORE:
+                case DELETE:
+                    apply(described, -1);
+                    break;
+                default:
+                    throw new IllegalStateException("Unknown row kind of " + row);
+            }
+        }
+
+        private void apply(String row, long delta) {
+            long count = view.getOrDefault(row, 0L) + delta;
+            if (count == 0) {
+                view.remove(row);
+            } else {
+                view.put(row, count);
+            }
+            if (count < 0) {
+                ANOMALIES.add(
+                        query
+                                + ": retracted ["
+                                + row
+                                + "] in attempt "
+                                + getRuntimeContext().getTaskInfo().getAttemptNumber());
+            }
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) throws Exception {
+            checkpointed.update(Collections.singletonList(new HashMap<>(view)));
+        }
+
+        @Override
+        public void finish() {
+            FINAL_VIEWS.put(query, new HashMap<>(view));
+            FINISHED_ATTEMPTS.put(query, getRuntimeContext().getTaskInfo().getAttemptNumber());
+        }
+    }
+}
