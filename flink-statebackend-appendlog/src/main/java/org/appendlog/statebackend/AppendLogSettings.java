@@ -11,6 +11,9 @@ import org.apache.flink.core.fs.Path;
 
 import java.io.Serializable;
 import java.net.URI;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
 
 /** The validated options of one {@link AppendLogStateBackend}. */
 public final class AppendLogSettings implements Serializable {
@@ -72,15 +75,9 @@ public final class AppendLogSettings implements Serializable {
                     AppendLogOptions.CHANGE_BUFFER_SIZE.key(),
                     "must be at least 1mb, was " + changeBufferSize.toHumanReadableString());
         }
-        SyncMode syncMode;
-        try {
-            syncMode = config.get(AppendLogOptions.SYNC_MODE);
-        } catch (IllegalArgumentException e) {
-            throw invalid(
-                    AppendLogOptions.SYNC_MODE.key(),
-                    e.getMessage() + " (one of hsync, hflush, none)");
-        }
-        BatchCompression compression = read(config, AppendLogOptions.COMPRESSION);
+        SyncMode syncMode = readEnum(config, AppendLogOptions.SYNC_MODE, SyncMode.values());
+        BatchCompression compression =
+                readEnum(config, AppendLogOptions.COMPRESSION, BatchCompression.values());
         int parallelism = atLeastOne(config, AppendLogOptions.RESTORE_PARALLELISM);
         double fullRatio = read(config, AppendLogOptions.FULL_CHECKPOINT_RATIO);
         if (!(fullRatio > 0)) {
@@ -104,6 +101,23 @@ public final class AppendLogSettings implements Serializable {
             return config.get(option);
         } catch (IllegalArgumentException e) {
             throw invalid(option.key(), e.getMessage());
+        }
+    }
+
+    /** Reads an enum option; an invalid value fails with the list of valid ones. */
+    private static <E extends Enum<E>> E readEnum(
+            ReadableConfig config, ConfigOption<E> option, E[] values) {
+        try {
+            return config.get(option);
+        } catch (IllegalArgumentException e) {
+            throw invalid(
+                    option.key(),
+                    e.getMessage()
+                            + " (one of "
+                            + Arrays.stream(values)
+                                    .map(v -> v.name().toLowerCase(Locale.ROOT))
+                                    .collect(Collectors.joining(", "))
+                            + ")");
         }
     }
 

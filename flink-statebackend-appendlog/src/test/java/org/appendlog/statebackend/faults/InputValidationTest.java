@@ -55,6 +55,7 @@ class InputValidationTest {
         "state.backend.appendlog.change-buffer-size, 100kb",
         "state.backend.appendlog.sync-mode, fsync",
         "state.backend.appendlog.sync-mode, ''",
+        "state.backend.appendlog.compression, zstd",
         "state.backend.appendlog.restore-parallelism, two",
         "state.backend.appendlog.restore-parallelism, 0",
         "state.backend.appendlog.restore-parallelism, -3",
