@@ -67,6 +67,16 @@ final class CountingJob {
         return config;
     }
 
+    /**
+     * {@link #jobConfig} with checkpoints in {@code dir}/checkpoints, on the append-log backend
+     * with its log in {@code dir}/log.
+     */
+    static Configuration onAppendLog(java.nio.file.Path dir) {
+        return withAppendLog(
+                jobConfig(dir.resolve("checkpoints").toUri().toString()),
+                dir.resolve("log").toUri().toString());
+    }
+
     /** Selects the append-log backend by configuration, as flink-conf.yaml would. */
     static Configuration withAppendLog(Configuration config, String logDir) {
         config.set(StateBackendOptions.STATE_BACKEND, AppendLogStateBackendFactory.class.getName());

@@ -8,12 +8,8 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateChangelogOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.Metric;
-import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -50,14 +46,7 @@ class ExactlyOnceJobTest {
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    () ->
-                            new MiniClusterResourceConfiguration.Builder()
-                                    .setConfiguration(clusterConfig())
-                                    .setNumberTaskManagers(1)
-                                    .setNumberSlotsPerTaskManager(4)
-                                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusterJobs.cluster(ExactlyOnceJobTest::clusterConfig);
 
     /**
      * The cluster's configuration selects the backend, as flink-conf.yaml would, and where
@@ -187,26 +176,10 @@ class ExactlyOnceJobTest {
         assertThat(emitted.maxPerKey())
                 .as("final count of every key")
                 .isEqualTo(JOB.expectedCounts());
-        assertThat(bytesReadByTheRestore(jobId))
+        assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, "restoreBytesRead", 1))
                 .as("log bytes the restarted backends read (the appendlog.restoreBytesRead metric)")
                 .isPositive();
         return new Run(jobId, filesSeen);
-    }
-
-    /** The sum of the {@code appendlog.restoreBytesRead} gauges of the job's second attempt. */
-    private static long bytesReadByTheRestore(JobID jobId) {
-        long bytes = 0;
-        for (Map.Entry<MetricGroup, Map<String, Metric>> group :
-                METRICS.getMetricsByGroup().entrySet()) {
-            Map<String, String> variables = group.getKey().getAllVariables();
-            Metric restored = group.getValue().get("restoreBytesRead");
-            if (restored != null
-                    && jobId.toString().equals(variables.get("<job_id>"))
-                    && "1".equals(variables.get("<task_attempt_num>"))) {
-                bytes += ((Number) ((Gauge<?>) restored).getValue()).longValue();
-            }
-        }
-        return bytes;
     }
 
     /**

@@ -3,21 +3,69 @@ package org.appendlog.statebackend;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import javax.annotation.Nullable;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
-/** Submitting, stopping and awaiting jobs on the test's mini cluster. */
+/** The tests' mini cluster, and submitting, stopping and awaiting jobs on it. */
 final class MiniClusterJobs {
 
     /** Generous: the test machine is small and shared. */
     static final Duration TIMEOUT = Duration.ofMinutes(3);
 
     private MiniClusterJobs() {}
+
+    /** The tests' mini cluster: one task manager with four slots. */
+    static MiniClusterExtension cluster() {
+        return cluster(Configuration::new);
+    }
+
+    /** The tests' mini cluster with the cluster configuration {@code config} gives. */
+    static MiniClusterExtension cluster(Supplier<Configuration> config) {
+        return new MiniClusterExtension(
+                () ->
+                        new MiniClusterResourceConfiguration.Builder()
+                                .setConfiguration(config.get())
+                                .setNumberTaskManagers(1)
+                                .setNumberSlotsPerTaskManager(4)
+                                .build());
+    }
+
+    /**
+     * The sum of the job's {@code appendlog.<name>} gauges that {@code metrics} kept, of all its
+     * tasks or, with {@code attempt}, only of that attempt's.
+     */
+    static long appendLogMetric(
+            InMemoryReporter metrics, JobID jobId, String name, @Nullable Integer attempt) {
+        long sum = 0;
+        for (Map.Entry<MetricGroup, Map<String, Metric>> group :
+                metrics.getMetricsByGroup().entrySet()) {
+            Map<String, String> variables = group.getKey().getAllVariables();
+            Metric metric = group.getValue().get(name);
+            if (metric != null
+                    && jobId.toString().equals(variables.get("<job_id>"))
+                    && (attempt == null
+                            || attempt.toString().equals(variables.get("<task_attempt_num>")))) {
+                sum += ((Number) ((Gauge<?>) metric).getValue()).longValue();
+            }
+        }
+        return sum;
+    }
 
     static JobID submit(ClusterClient<?> client, JobGraph jobGraph) throws Exception {
         return client.submitJob(jobGraph).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

@@ -7,7 +7,6 @@ import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -30,12 +29,7 @@ class RescaleSavepointTest {
     private static final CountingJob JOB = new CountingJob(20_000, 4_000);
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(4)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusterJobs.cluster();
 
     @TempDir Path tmp;
 
@@ -46,10 +40,7 @@ class RescaleSavepointTest {
     void restoresAtHigherAndLowerParallelismWithExactCounts(
             SavepointFormatType format, @InjectClusterClient ClusterClient<?> client)
             throws Exception {
-        Configuration config =
-                CountingJob.withAppendLog(
-                        CountingJob.jobConfig(tmp.resolve("checkpoints").toUri().toString()),
-                        tmp.resolve("log").toUri().toString());
+        Configuration config = CountingJob.onAppendLog(tmp);
         CountingJobRuns.Stopped stopped =
                 CountingJobRuns.stopMidStream(
                         client,

@@ -10,7 +10,6 @@ import org.apache.flink.core.execution.RestoreMode;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -49,13 +48,7 @@ class RestoreModeTest {
     private static final CountingJob JOB = new CountingJob(20_000, 4_000);
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setConfiguration(clusterConfig())
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(4)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusterJobs.cluster(RestoreModeTest::clusterConfig);
 
     @TempDir Path tmp;
 
@@ -319,10 +312,7 @@ class RestoreModeTest {
 
     /** Checkpoints every 200 ms on appendlog, retained when the job is cancelled. */
     private Configuration retainingConfig() {
-        Configuration config =
-                CountingJob.withAppendLog(
-                        CountingJob.jobConfig(checkpointDir().toUri().toString()),
-                        tmp.resolve("log").toUri().toString());
+        Configuration config = CountingJob.onAppendLog(tmp);
         config.set(
                 CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);

@@ -12,14 +12,10 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.Metric;
-import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -39,7 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import javax.annotation.Nullable;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,14 +103,7 @@ class SqlJobTest {
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    () ->
-                            new MiniClusterResourceConfiguration.Builder()
-                                    .setConfiguration(
-                                            METRICS.addToConfiguration(new Configuration()))
-                                    .setNumberTaskManagers(1)
-                                    .setNumberSlotsPerTaskManager(4)
-                                    .build());
+            MiniClusterJobs.cluster(() -> METRICS.addToConfiguration(new Configuration()));
 
     /** A query of the job, and what its plan must show: the operator it is here to test. */
     private static final class Query {
@@ -285,10 +273,10 @@ class SqlJobTest {
             assertThat(logDir(run).resolve(jobId.toHexString()))
                     .as("the append-log backend's log of the job")
                     .isDirectory();
-            assertThat(appendLogMetric(jobId, "restoreBytesRead", 1))
+            assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, "restoreBytesRead", 1))
                     .as("log bytes the restarted backends read (appendlog.restoreBytesRead)")
                     .isPositive();
-            assertThat(appendLogMetric(jobId, "fullBatches", null))
+            assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, "fullBatches", null))
                     .as("checkpoints that appended every live entry (appendlog.fullBatches),"
                             + " as the windows' state turned over")
                     .isPositive();
@@ -687,26 +675,6 @@ class SqlJobTest {
                 actual.values().stream().mapToLong(Long::longValue).sum(),
                 wrong.size(),
                 wrong.subList(0, Math.min(8, wrong.size())));
-    }
-
-    /**
-     * The sum of the job's {@code appendlog.<name>} gauges, of all its tasks or only of those of
-     * one attempt.
-     */
-    private static long appendLogMetric(JobID jobId, String name, @Nullable Integer attempt) {
-        long sum = 0;
-        for (Map.Entry<MetricGroup, Map<String, Metric>> group :
-                METRICS.getMetricsByGroup().entrySet()) {
-            Map<String, String> variables = group.getKey().getAllVariables();
-            Metric metric = group.getValue().get(name);
-            if (metric != null
-                    && jobId.toString().equals(variables.get("<job_id>"))
-                    && (attempt == null
-                            || attempt.toString().equals(variables.get("<task_attempt_num>")))) {
-                sum += ((Number) ((Gauge<?>) metric).getValue()).longValue();
-            }
-        }
-        return sum;
     }
 
     /**

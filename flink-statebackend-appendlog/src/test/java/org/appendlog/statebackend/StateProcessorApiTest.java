@@ -8,7 +8,6 @@ import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointReader;
@@ -47,12 +46,7 @@ class StateProcessorApiTest {
     private static final long RAISE = 1_000;
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(4)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusterJobs.cluster();
 
     @TempDir Path tmp;
 
@@ -63,10 +57,7 @@ class StateProcessorApiTest {
     void readsAndRewritesASavepoint(
             SavepointFormatType format, @InjectClusterClient ClusterClient<?> client)
             throws Exception {
-        Configuration config =
-                CountingJob.withAppendLog(
-                        CountingJob.jobConfig(tmp.resolve("checkpoints").toUri().toString()),
-                        tmp.resolve("log").toUri().toString());
+        Configuration config = CountingJob.onAppendLog(tmp);
         CountingJobRuns.Stopped stopped =
                 CountingJobRuns.stopMidStream(
                         client,
