@@ -46,7 +46,8 @@ class ExactlyOnceJobTest {
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = MiniClusterJobs.cluster(ExactlyOnceJobTest::clusterConfig);
+    static final MiniClusterExtension MINI_CLUSTER =
+            MiniClusterJobs.cluster(ExactlyOnceJobTest::clusterConfig);
 
     /**
      * The cluster's configuration selects the backend, as flink-conf.yaml would, and where

@@ -48,7 +48,8 @@ class RestoreModeTest {
     private static final CountingJob JOB = new CountingJob(20_000, 4_000);
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = MiniClusterJobs.cluster(RestoreModeTest::clusterConfig);
+    static final MiniClusterExtension MINI_CLUSTER =
+            MiniClusterJobs.cluster(RestoreModeTest::clusterConfig);
 
     @TempDir Path tmp;
 
