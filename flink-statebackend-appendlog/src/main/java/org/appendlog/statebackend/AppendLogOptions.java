@@ -53,7 +53,8 @@ public final class AppendLogOptions {
                     .withDescription(
                             "How each key group's records are stored in the log's batches (and in"
                                     + " native savepoints): 'lz4' (one LZ4 block per key group) or"
-                                    + " 'none'. Batches of either kind are read whatever this says.");
+                                    + " 'none' (batch format 2, which earlier versions read)."
+                                    + " Batches of either kind are read whatever this says.");
 
     public static final ConfigOption<Double> FULL_CHECKPOINT_RATIO =
             ConfigOptions.key("state.backend.appendlog.full-checkpoint-ratio")

@@ -1,6 +1,7 @@
 package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.log.BatchCompression;
+import org.appendlog.statebackend.log.BatchFormat;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -315,6 +316,35 @@ class IncrementalCheckpointTest {
         }
         assertThat(handle.getCheckpointedSize()).isLessThan(20_000L * 30);
         assertRestores(stateBackend, registry, handle, 20_000, key -> (long) key * 100 + 29);
+    }
+
+    /**
+     * The index counts compressed batches by their raw length, as it counts records: the same
+     * whether it learned of the batch by writing it or by restoring it, and more than the
+     * compressed bytes, so that the dirty ratio compaction goes by is the same either way.
+     */
+    @Test
+    void theIndexCountsCompressedBatchesUncompressedAlsoAfterARestore() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle handle;
+        long written;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < 20_000; key++) {
+                harness.put(key, key);
+            }
+            handle = harness.checkpoint(1);
+            harness.backend.index().awaitUpdates();
+            written = harness.backend.index().totalBytes();
+        }
+        long stored = segmentBytes() - BatchFormat.SEGMENT_HEADER_BYTES;
+        assertThat(written).as("index bytes of the written batch").isGreaterThan(stored * 5 / 4);
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+            assertThat(restored.backend.index().totalBytes())
+                    .as("index bytes of the restored batch")
+                    .isEqualTo(written);
+        }
     }
 
     @Test

@@ -2,14 +2,12 @@ package org.appendlog.statebackend.log;
 
 import org.apache.flink.configuration.DescribedEnum;
 import org.apache.flink.configuration.description.InlineElement;
-import org.apache.flink.core.memory.DataOutputSerializer;
 
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4FastDecompressor;
 
-import java.io.IOException;
+import java.util.Arrays;
 
 import static org.apache.flink.configuration.description.TextElement.text;
 
@@ -21,19 +19,19 @@ import static org.apache.flink.configuration.description.TextElement.text;
  * LZ4 block := rawLength:int (lz4-block | raw bytes, if compressing saved nothing)
  * </pre>
  *
- * A block is stored raw exactly when it is 4 bytes longer than its raw length.
+ * A block is stored raw exactly when it is 4 bytes longer than its raw length. Batches stored
+ * raw keep format version 2, so that a job can go back to an earlier version with {@link #NONE}.
  */
 public enum BatchCompression implements DescribedEnum {
-    NONE(0, "Key groups' records are stored as they are."),
+    NONE(0, "Key groups' records are stored as they are (batch format 2, which earlier versions read)."),
     LZ4(
             1,
             "Each key group's records are one LZ4 block (lz4-java, which Flink itself ships): a"
                     + " few percent of a core per checkpoint for several times fewer bytes written,"
                     + " kept and read on restore.");
 
-    private static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
-    private static final LZ4FastDecompressor DECOMPRESSOR =
-            LZ4Factory.fastestInstance().fastDecompressor();
+    /** Longer key groups are stored raw: LZ4's bound for them would not fit an array. */
+    private static final int MAX_COMPRESSIBLE = Integer.MAX_VALUE / 2;
 
     private final int id;
     private final String description;
@@ -57,24 +55,31 @@ public enum BatchCompression implements DescribedEnum {
         throw new CorruptLogException(file, offset, "unknown batch compression " + id);
     }
 
-    /** Appends {@code length} raw bytes of one key group as stored; returns the stored length. */
-    int encode(byte[] raw, int offset, int length, DataOutputSerializer out) throws IOException {
-        if (length == 0) {
-            return 0;
-        }
-        if (this == NONE) {
-            out.write(raw, offset, length);
-            return length;
-        }
-        int start = out.length();
-        out.writeInt(length);
-        byte[] compressed = COMPRESSOR.compress(raw, offset, length);
-        if (compressed.length < length) {
-            out.write(compressed);
+    /**
+     * The stored form of one key group's {@code length} raw bytes: LZ4's block, or the raw bytes
+     * if compressing saves nothing, behind the raw length. Only for {@link #LZ4}.
+     */
+    byte[] encode(byte[] raw, int offset, int length) {
+        byte[] block;
+        int stored;
+        if (length <= MAX_COMPRESSIBLE) {
+            LZ4Compressor compressor = Lz4.FACTORY.fastCompressor();
+            block = new byte[4 + compressor.maxCompressedLength(length)];
+            stored = compressor.compress(raw, offset, length, block, 4, block.length - 4);
         } else {
-            out.write(raw, offset, length);
+            block = null;
+            stored = length;
         }
-        return out.length() - start;
+        if (stored >= length) {
+            block = new byte[4 + length];
+            System.arraycopy(raw, offset, block, 4, length);
+            stored = length;
+        }
+        block[0] = (byte) (length >>> 24);
+        block[1] = (byte) (length >>> 16);
+        block[2] = (byte) (length >>> 8);
+        block[3] = (byte) length;
+        return block.length == 4 + stored ? block : Arrays.copyOf(block, 4 + stored);
     }
 
     /**
@@ -102,16 +107,29 @@ public enum BatchCompression implements DescribedEnum {
                     file, fileOffset, "LZ4 block gives an impossible length " + rawLength);
         }
         byte[] raw = new byte[rawLength];
+        int decompressed;
         try {
-            int read = DECOMPRESSOR.decompress(bytes, offset + 4, raw, 0, rawLength);
-            if (read != length - 4) {
-                throw new CorruptLogException(
-                        file, fileOffset, "LZ4 block does not end where its key group does");
-            }
+            // The safe decompressor checks the block's bounds, not only the output's.
+            decompressed =
+                    Lz4.FACTORY
+                            .safeDecompressor()
+                            .decompress(bytes, offset + 4, length - 4, raw, 0, rawLength);
         } catch (LZ4Exception e) {
-            throw new CorruptLogException(file, fileOffset, "LZ4 block cannot be decompressed: " + e);
+            throw new CorruptLogException(
+                    file, fileOffset, "LZ4 block cannot be decompressed: " + e.getMessage());
+        }
+        if (decompressed != rawLength) {
+            throw new CorruptLogException(
+                    file,
+                    fileOffset,
+                    "LZ4 block holds " + decompressed + " bytes, its header says " + rawLength);
         }
         return new Raw(raw, 0, rawLength);
+    }
+
+    /** Loaded on first use only: batches stored raw need no LZ4 on the class path. */
+    private static final class Lz4 {
+        static final LZ4Factory FACTORY = LZ4Factory.fastestInstance();
     }
 
     /** Raw records of one key group: a range of an array. */

@@ -36,8 +36,9 @@ public final class BatchFormat {
 
     public static final int SEGMENT_MAGIC = 0x414C5347; // "ALSG"
     /**
-     * 2: records with variable-length integers ({@link LogRecord}). 3: key groups stored as the
-     * header's {@link BatchCompression} says. Both are read.
+     * 2: records with variable-length integers ({@link LogRecord}); still written for batches
+     * stored raw. 3: key groups stored as the header's {@link BatchCompression} says. Both are
+     * read.
      */
     public static final int FORMAT_VERSION = 3;
 
@@ -63,8 +64,8 @@ public final class BatchFormat {
 
     /**
      * Writes {@code batch} to {@code out}, whose current position in segment {@code segment} is
-     * {@code position}, with its key groups stored as {@code compression} says. Returns where the
-     * batch landed.
+     * {@code position}, with its key groups stored as {@code compression} says (stored raw: as
+     * format version 2). Returns where the batch landed.
      */
     public static BatchLocation write(
             OutputStream out,
@@ -79,26 +80,26 @@ public final class BatchFormat {
         for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
             rawBody += rawLength(batch, kg);
         }
-        // Compressed key groups are encoded first: the header gives the body's stored length.
-        DataOutputSerializer encoded = null;
-        int[] storedLengths = new int[groups];
+        // Compressed key groups are encoded first, one array each: the header gives the body's
+        // stored length.
+        byte[][] encoded = null;
         long storedBody = rawBody;
         if (compression != BatchCompression.NONE) {
-            encoded = new DataOutputSerializer((int) Math.min(rawBody / 2 + 64, Integer.MAX_VALUE - 8));
+            encoded = new byte[groups][];
+            storedBody = 0;
             for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
                 DataOutputSerializer data = batch.keyGroupData(kg);
-                storedLengths[kg - range.getStartKeyGroup()] =
-                        data == null
-                                ? 0
-                                : compression.encode(
-                                        data.getSharedBuffer(), 0, data.length(), encoded);
+                if (data != null && data.length() > 0) {
+                    byte[] block = compression.encode(data.getSharedBuffer(), 0, data.length());
+                    encoded[kg - range.getStartKeyGroup()] = block;
+                    storedBody += block.length;
+                }
             }
-            storedBody = encoded.length();
         }
 
         DataOutputSerializer header = new DataOutputSerializer(128);
         header.writeInt(BATCH_MAGIC);
-        header.writeByte(FORMAT_VERSION);
+        header.writeByte(encoded == null ? UNCOMPRESSED_VERSION : FORMAT_VERSION);
         header.writeLong(batch.checkpointId());
         header.writeLong(batch.minCheckpointId());
         header.writeInt(range.getStartKeyGroup());
@@ -108,35 +109,32 @@ public final class BatchFormat {
         for (String name : batch.stateNames()) {
             header.writeUTF(name);
         }
-        header.writeByte(compression.id());
-        header.writeLong(storedBody);
-        header.writeLong(rawBody);
+        if (encoded != null) {
+            header.writeByte(compression.id());
+            header.writeLong(storedBody);
+            header.writeLong(rawBody);
+        }
         out.write(header.getSharedBuffer(), 0, header.length());
 
         DataOutputSerializer footer =
                 new DataOutputSerializer(groups * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES);
         long relative = header.length();
-        int encodedAt = 0;
         CRC32C crc = new CRC32C();
         for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
             byte[] bytes;
-            int from;
             int length;
             if (encoded == null) {
                 DataOutputSerializer data = batch.keyGroupData(kg);
                 bytes = data == null ? null : data.getSharedBuffer();
-                from = 0;
                 length = rawLength(batch, kg);
             } else {
-                bytes = encoded.getSharedBuffer();
-                from = encodedAt;
-                length = storedLengths[kg - range.getStartKeyGroup()];
-                encodedAt += length;
+                bytes = encoded[kg - range.getStartKeyGroup()];
+                length = bytes == null ? 0 : bytes.length;
             }
             crc.reset();
             if (length > 0) {
-                out.write(bytes, from, length);
-                crc.update(bytes, from, length);
+                out.write(bytes, 0, length);
+                crc.update(bytes, 0, length);
             }
             footer.writeLong(relative);
             footer.writeInt(length);
@@ -236,6 +234,17 @@ public final class BatchFormat {
                 storedBody = data.readLong();
                 rawBody = data.readLong();
                 headerEnd = in.getPos();
+                // Not yet checked against the CRC, which needs the footer these lengths find.
+                if (storedBody < 0 || rawBody < storedBody - 4L * range.getNumberOfKeyGroups()) {
+                    throw new CorruptLogException(
+                            file,
+                            offset,
+                            "batch header gives impossible lengths: "
+                                    + storedBody
+                                    + " bytes stored, "
+                                    + rawBody
+                                    + " raw");
+                }
             } else {
                 throw new CorruptLogException(
                         file, offset + 4, "unsupported batch format version " + version);

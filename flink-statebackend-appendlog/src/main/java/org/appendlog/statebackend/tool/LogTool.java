@@ -48,6 +48,8 @@ public final class LogTool {
     private final PrintStream out;
     private int problems;
     private long totalBytes;
+    /** The batches' bytes with their records uncompressed, which live record bytes compare to. */
+    private long rawBytes;
     private long batches;
     /** Per state and serialized key and namespace: checkpoint id and length of the latest record. */
     private final Map<String, long[]> latest = new HashMap<>();
@@ -81,12 +83,13 @@ public final class LogTool {
             live += record[1];
         }
         out.printf(
-                "%d batch(es), %d bytes, %d live entries, %d live record bytes (live ratio %.3f), %d problem(s)%n",
+                "%d batch(es), %d bytes (%d uncompressed), %d live entries, %d live record bytes (live ratio %.3f), %d problem(s)%n",
                 batches,
                 totalBytes,
+                rawBytes,
                 latest.values().stream().filter(r -> r[1] > 0).count(),
                 live,
-                totalBytes == 0 ? 0 : (double) live / totalBytes,
+                rawBytes == 0 ? 0 : (double) live / rawBytes,
                 problems);
         return problems;
     }
@@ -206,6 +209,7 @@ public final class LogTool {
                 }
                 batches++;
                 totalBytes += location.length();
+                rawBytes += index.location.rawLength();
                 if (inspect) {
                     out.printf(
                             "  batch at offset %d: %d bytes, checkpoint %d (records from %d), key groups %d-%d, %d records, states %s%n",

@@ -15,7 +15,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -24,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Batches whose key groups are LZ4 blocks: the same records read back as from an uncompressed
- * batch, fewer bytes on disk, the raw length counted as the uncompressed batch's length, and
- * batches of the previous format (version 2) still read.
+ * batch, fewer bytes on disk, the raw length counted as the index counts records; batches stored
+ * raw keep format version 2.
  */
 class BatchCompressionTest {
 
@@ -43,17 +42,20 @@ class BatchCompressionTest {
         assertThat(lz4.location.length())
                 .as("bytes of the compressed batch")
                 .isLessThan(plain.location.length() * 2 / 3);
+        // Uncompressed, it is the raw batch and the version 3 header's compression, stored and
+        // raw lengths (17 bytes).
+        long uncompressed = plain.location.length() + 17;
+        assertThat(plain.location.rawLength()).isEqualTo(plain.location.length());
         assertThat(lz4.location.rawLength())
                 .as("the compressed batch counted uncompressed, as written")
-                .isEqualTo(plain.location.length())
-                .isEqualTo(plain.location.rawLength());
+                .isEqualTo(uncompressed);
         assertThat(opened(lz4).location().rawLength())
                 .as("the compressed batch counted uncompressed, as read from its header")
-                .isEqualTo(plain.location.length());
+                .isEqualTo(uncompressed);
         assertThat(located(lz4).length())
                 .as("a reader without a manifest finds the batch's end")
                 .isEqualTo(lz4.location.length());
-        assertThat(located(lz4).rawLength()).isEqualTo(plain.location.length());
+        assertThat(located(lz4).rawLength()).isEqualTo(uncompressed);
     }
 
     /** Random bytes do not compress: such a key group is stored as it is, 4 bytes longer. */
@@ -85,27 +87,41 @@ class BatchCompressionTest {
                 .hasMessageContaining("42");
     }
 
-    /** Logs written before compression (batch format version 2) restore as they did. */
+    /**
+     * Stored raw, a batch is written as format version 2 wrote it, which earlier versions of the
+     * backend read (a job can go back to them), and is read as before.
+     */
     @Test
-    void batchesOfTheUncompressedFormatAreStillRead() throws Exception {
+    void batchesStoredRawKeepTheFormatEarlierVersionsRead() throws Exception {
         Written plain = write(BatchCompression.NONE, batch());
-        File old = new File(dir, "old.seg");
-        Files.write(old.toPath(), asVersion2(Files.readAllBytes(plain.file.toPath())));
-        long length = old.length() - BatchFormat.SEGMENT_HEADER_BYTES;
-        Written version2 =
-                new Written(
-                        old,
-                        new BatchLocation(
-                                "old.seg",
-                                BatchFormat.SEGMENT_HEADER_BYTES,
-                                length,
-                                plain.location.checkpointId(),
-                                plain.location.minCheckpointId(),
-                                RANGE));
+        byte[] segment = Files.readAllBytes(plain.file.toPath());
+        assertThat(segment[BatchFormat.SEGMENT_HEADER_BYTES + 4])
+                .as("batch format version")
+                .isEqualTo((byte) 2);
+        assertThat(records(plain)).isEqualTo(records(write(BatchCompression.LZ4, batch())));
+        assertThat(located(plain).length()).isEqualTo(plain.location.length());
+    }
 
-        assertThat(records(version2)).isEqualTo(records(plain));
-        assertThat(opened(version2).location().rawLength()).isEqualTo(length);
-        assertThat(located(version2).length()).isEqualTo(length);
+    /**
+     * A flipped byte in a version 3 header's lengths, which a reader without a manifest must use
+     * before any CRC can be checked, is reported, not followed.
+     */
+    @Test
+    void aReaderWithoutAManifestRejectsImpossibleHeaderLengths() throws Exception {
+        Written lz4 = write(BatchCompression.LZ4, batch());
+        byte[] segment = Files.readAllBytes(lz4.file.toPath());
+        int storedLength = BatchFormat.SEGMENT_HEADER_BYTES + (int) headerLength(segment) - 16;
+        segment[storedLength] = (byte) 0x80; // the stored length's sign bit
+        Files.write(lz4.file.toPath(), segment);
+        assertThatThrownBy(() -> located(lz4))
+                .isInstanceOf(CorruptLogException.class)
+                .hasMessageContaining("impossible lengths")
+                .hasMessageContaining(lz4.file.getPath());
+    }
+
+    /** The header length that a segment's one batch gives in its footer. */
+    private static long headerLength(byte[] segment) {
+        return java.nio.ByteBuffer.wrap(segment).getInt(segment.length - 12);
     }
 
     /** 2 000 records over 16 key groups: repetitive keys and values, as word counts have. */
@@ -210,40 +226,5 @@ class BatchCompressionTest {
                     }
                 });
         return records;
-    }
-
-    /**
-     * The segment with its one batch rewritten as format version 2 wrote it: no compression
-     * fields in the header (17 bytes fewer), footer offsets and header length shifted, CRC
-     * recomputed.
-     */
-    private static byte[] asVersion2(byte[] segment) {
-        int batchStart = BatchFormat.SEGMENT_HEADER_BYTES;
-        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(segment);
-        int groups = RANGE.getNumberOfKeyGroups();
-        int footerLength = groups * 16 + 12;
-        int footerStart = segment.length - footerLength;
-        int headerLength = in.getInt(footerStart + groups * 16);
-        int newHeaderLength = headerLength - 17;
-        byte[] header = Arrays.copyOfRange(segment, batchStart, batchStart + newHeaderLength);
-        header[4] = 2;
-        byte[] body = Arrays.copyOfRange(segment, batchStart + headerLength, footerStart);
-        java.nio.ByteBuffer footer = java.nio.ByteBuffer.allocate(footerLength);
-        for (int i = 0; i < groups; i++) {
-            int entry = footerStart + i * 16;
-            footer.putLong(in.getLong(entry) - 17);
-            footer.putInt(in.getInt(entry + 8));
-            footer.putInt(in.getInt(entry + 12));
-        }
-        footer.putInt(newHeaderLength);
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(header);
-        crc.update(footer.array(), 0, footer.position());
-        footer.putInt((int) crc.getValue());
-        footer.putInt(in.getInt(segment.length - 4));
-        java.nio.ByteBuffer out =
-                java.nio.ByteBuffer.allocate(batchStart + header.length + body.length + footerLength);
-        out.put(segment, 0, batchStart).put(header).put(body).put(footer.array());
-        return out.array();
     }
 }
