@@ -243,6 +243,32 @@ class CompactionTest {
         }
     }
 
+    /**
+     * A log written with records stored raw (format 2, as earlier versions wrote it) and continued
+     * with LZ4 after a restore: compaction copies records of both formats into compressed runs,
+     * and the last checkpoint restores exactly with either setting.
+     */
+    @Test
+    void aLogOfBothFormatsIsCompactedAndRestored() throws Exception {
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend raw = backend(true, BatchCompression.NONE);
+        AppendLogStateBackend lz4 = backend(true, BatchCompression.LZ4);
+        IncrementalRemoteKeyedStateHandle third;
+        try (BackendHarness harness = BackendHarness.open(raw, registry)) {
+            third = rewriteEveryKey(harness, 1, 3);
+        }
+        IncrementalRemoteKeyedStateHandle last;
+        long passes;
+        try (BackendHarness harness =
+                BackendHarness.restore(lz4, registry, Collections.singletonList(third))) {
+            last = rewriteEvenKeys(harness, 4, 20);
+            passes = passes(harness);
+        }
+        assertThat(passes).as("compaction passes over the log of both formats").isPositive();
+        restoreAndCheck(raw, registry, last, 23, 3);
+        restoreAndCheck(lz4, registry, last, 23, 3);
+    }
+
     @Test
     void withoutCompactionRestoresGrowWithEveryCheckpoint() throws Exception {
         AppendLogStateBackend stateBackend = backend(false);
