@@ -175,17 +175,7 @@ class RestoreModeTest {
     void nativeSavepointRestoresAfterItsDirectoryMoved(
             @InjectClusterClient ClusterClient<?> client) throws Exception {
         Configuration config = retainingConfig();
-        CountingJobRuns.Stopped stopped =
-                CountingJobRuns.stopMidStream(
-                        client,
-                        JOB,
-                        config,
-                        PARALLELISM,
-                        tmp.resolve("savepoints").toUri().toString(),
-                        SavepointFormatType.NATIVE);
-        assertThat(SnapshotMetadata.load(stopped.savepoint).privateFiles())
-                .as("files of the native savepoint")
-                .isNotEmpty();
+        CountingJobRuns.Stopped stopped = stopWithNativeSavepoint(client, config);
         Path moved = tmp.resolve("moved-savepoint");
         Files.move(Paths.get(URI.create(stopped.savepoint)), moved);
 
@@ -258,16 +248,8 @@ class RestoreModeTest {
         // Compaction would move the savepoint's records into the job's own log at some point; the
         // checkpoints before that point must not depend on the savepoint either.
         config.set(AppendLogOptions.COMPACTION_ENABLED, false);
-        CountingJobRuns.Stopped stopped =
-                CountingJobRuns.stopMidStream(
-                        client,
-                        JOB,
-                        config,
-                        PARALLELISM,
-                        tmp.resolve("savepoints").toUri().toString(),
-                        SavepointFormatType.NATIVE);
+        CountingJobRuns.Stopped stopped = stopWithNativeSavepoint(client, config);
         Set<String> savepointFiles = SnapshotMetadata.load(stopped.savepoint).privateFiles();
-        assertThat(savepointFiles).as("files of the native savepoint").isNotEmpty();
 
         JobID claiming =
                 CountingJobRuns.submitRestored(
@@ -309,6 +291,26 @@ class RestoreModeTest {
         assertThat(SnapshotMetadata.load(retained.toUri().toString()).sharedFiles())
                 .as("segments of %s, taken after the claimed savepoint was discarded", retained)
                 .doesNotContainAnyElementsOf(savepointFiles);
+    }
+
+    /**
+     * Runs the job at parallelism 2 and stops it mid-stream with a native savepoint, whose state
+     * is files (nothing is inlined on this cluster).
+     */
+    private CountingJobRuns.Stopped stopWithNativeSavepoint(
+            ClusterClient<?> client, Configuration config) throws Exception {
+        CountingJobRuns.Stopped stopped =
+                CountingJobRuns.stopMidStream(
+                        client,
+                        JOB,
+                        config,
+                        PARALLELISM,
+                        tmp.resolve("savepoints").toUri().toString(),
+                        SavepointFormatType.NATIVE);
+        assertThat(SnapshotMetadata.load(stopped.savepoint).privateFiles())
+                .as("files of the native savepoint")
+                .isNotEmpty();
+        return stopped;
     }
 
     /** Checkpoints every 200 ms on appendlog, retained when the job is cancelled. */
