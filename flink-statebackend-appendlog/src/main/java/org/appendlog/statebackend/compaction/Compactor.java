@@ -6,6 +6,7 @@ import org.appendlog.statebackend.index.SegmentSet;
 import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.KeyGroupRecords;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.RecordCursor;
@@ -232,30 +233,18 @@ public final class Compactor implements Closeable {
         final Batch batch;
         /** Per state id of the batch, the state's id in this backend; -1 if it has none. */
         final int[] stateIds;
-        final byte[] bytes;
-        final int offset;
-        final int length;
-        final long fileOffset;
+        final KeyGroupRecords records;
 
-        Piece(Batch batch, int[] stateIds, byte[] bytes, int offset, int length, long fileOffset) {
+        Piece(Batch batch, int[] stateIds, KeyGroupRecords records) {
             this.batch = batch;
             this.stateIds = stateIds;
-            this.bytes = bytes;
-            this.offset = offset;
-            this.length = length;
-            this.fileOffset = fileOffset;
-        }
-
-        /** Positions {@code cursor} before the record at {@code at}. */
-        RecordCursor walkFrom(RecordCursor cursor, int at) {
-            return cursor.reset(
-                    bytes, at, offset + length - at, batch.file(), fileOffset + (at - offset));
+            this.records = records;
         }
 
         /** The backend's id of the state of the record under {@code cursor}. */
         int state(RecordCursor cursor) throws IOException {
             int id = cursor.stateId();
-            String name = batch.stateName(id, cursor.fileOffset());
+            String name = batch.stateName(cursor);
             if (stateIds[id] < 0) {
                 throw new IOException("State '" + name + "' in " + batch.file() + " is unknown");
             }
@@ -293,17 +282,14 @@ public final class Compactor implements Closeable {
                         batches,
                         slice,
                         throttle::acquire,
-                        (batch, kg, bytes, offset, length, fileOffset) ->
+                        (batch, kg, records) ->
                                 perKeyGroup
                                         .get(kg - firstKg)
                                         .add(
                                                 new Piece(
                                                         batch,
                                                         stateIds.computeIfAbsent(batch, mapStates),
-                                                        bytes,
-                                                        offset,
-                                                        length,
-                                                        fileOffset)));
+                                                        records)));
         Slice result = new Slice(new BatchBuilder(runCheckpoint, owned, input.stateNames));
         result.bytesRead = read;
         RecordCursor cursor = new RecordCursor();
@@ -330,7 +316,7 @@ public final class Compactor implements Closeable {
             tombstones.clear();
             int records = 0;
             for (Piece piece : pieces) {
-                piece.walkFrom(cursor, piece.offset);
+                cursor.reset(piece.records);
                 while (cursor.next()) {
                     records++;
                     if (cursor.isTombstone()) {
@@ -348,7 +334,7 @@ public final class Compactor implements Closeable {
             index.warm(kg, records);
             for (int p = 0; p < pieces.size(); p++) {
                 Piece piece = pieces.get(p);
-                piece.walkFrom(cursor, piece.offset);
+                cursor.reset(piece.records);
                 while (cursor.next()) {
                     int state = piece.state(cursor);
                     byte[] bytes = cursor.bytes();
@@ -369,7 +355,7 @@ public final class Compactor implements Closeable {
             }
             for (int entry = 0; entry < latest.size(); entry++) {
                 long position = latest.position(entry);
-                pieces.get((int) (position >>> 32)).walkFrom(cursor, (int) position).next();
+                cursor.reset(pieces.get((int) (position >>> 32)).records, (int) position).next();
                 int state = latest.state(entry);
                 boolean tombstone = cursor.isTombstone();
                 boolean copy =

@@ -83,13 +83,13 @@ public enum BatchCompression implements DescribedEnum {
     }
 
     /**
-     * The raw bytes of a key group stored as {@code bytes[offset, offset + length)} (already
-     * checked against its CRC), at {@code fileOffset} of {@code file}.
+     * The records of a key group stored as {@code bytes[offset, offset + length)} (already checked
+     * against its CRC), at {@code fileOffset} of {@code file}.
      */
-    Raw decode(byte[] bytes, int offset, int length, String file, long fileOffset)
+    KeyGroupRecords decode(byte[] bytes, int offset, int length, String file, long fileOffset)
             throws CorruptLogException {
         if (this == NONE || length == 0) {
-            return new Raw(bytes, offset, length);
+            return KeyGroupRecords.stored(bytes, offset, length, file, fileOffset);
         }
         if (length < 4) {
             throw new CorruptLogException(file, fileOffset, "LZ4 block shorter than its header");
@@ -100,7 +100,7 @@ public enum BatchCompression implements DescribedEnum {
                         | ((bytes[offset + 2] & 0xff) << 8)
                         | (bytes[offset + 3] & 0xff);
         if (rawLength == length - 4) {
-            return new Raw(bytes, offset + 4, rawLength);
+            return KeyGroupRecords.stored(bytes, offset + 4, rawLength, file, fileOffset + 4);
         }
         if (rawLength <= 0 || rawLength < length - 4) {
             throw new CorruptLogException(
@@ -124,25 +124,12 @@ public enum BatchCompression implements DescribedEnum {
                     fileOffset,
                     "LZ4 block holds " + decompressed + " bytes, its header says " + rawLength);
         }
-        return new Raw(raw, 0, rawLength);
+        return KeyGroupRecords.decompressed(raw, 0, rawLength, file, fileOffset);
     }
 
     /** Loaded on first use only: batches stored raw need no LZ4 on the class path. */
     private static final class Lz4 {
         static final LZ4Factory FACTORY = LZ4Factory.fastestInstance();
-    }
-
-    /** Raw records of one key group: a range of an array. */
-    static final class Raw {
-        final byte[] bytes;
-        final int offset;
-        final int length;
-
-        Raw(byte[] bytes, int offset, int length) {
-            this.bytes = bytes;
-            this.offset = offset;
-            this.length = length;
-        }
     }
 
     @Override

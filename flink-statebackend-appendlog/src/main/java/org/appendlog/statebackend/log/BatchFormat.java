@@ -406,22 +406,16 @@ public final class BatchFormat {
                         file, absolute + from, "CRC32C mismatch in the records of key group " + kg);
             }
             if (length > 0) {
-                BatchCompression.Raw raw =
-                        index.compression.decode(bytes, from, length, file, absolute + from);
-                consumer.accept(kg, raw.bytes, raw.offset, raw.length, absolute + from);
+                consumer.accept(
+                        kg, index.compression.decode(bytes, from, length, file, absolute + from));
             }
         }
     }
 
-    /**
-     * Receives the verified, raw records of one key group. {@code fileOffset} is where the key
-     * group's stored records start; for a compressed key group, positions within its records
-     * count from there in raw bytes.
-     */
+    /** Receives the verified, uncompressed records of one key group. */
     @FunctionalInterface
     public interface KeyGroupConsumer {
-        void accept(int keyGroup, byte[] bytes, int offset, int length, long fileOffset)
-                throws IOException;
+        void accept(int keyGroup, KeyGroupRecords records) throws IOException;
     }
 
     private static byte[] readAt(FSDataInputStream in, String file, long position, int length)

@@ -8,6 +8,11 @@ public class CorruptLogException extends IOException {
     private static final long serialVersionUID = 1L;
 
     public CorruptLogException(String file, long offset, String problem) {
-        super("Corrupt state log " + file + " at offset " + offset + ": " + problem);
+        this(file, "offset " + offset, problem);
+    }
+
+    /** {@code position} as {@link KeyGroupRecords#positionOf} gives it. */
+    public CorruptLogException(String file, String position, String problem) {
+        super("Corrupt state log " + file + " at " + position + ": " + problem);
     }
 }

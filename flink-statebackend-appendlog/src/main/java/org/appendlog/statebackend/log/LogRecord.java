@@ -66,7 +66,9 @@ public final class LogRecord {
             throws IOException {
         RecordCursor records =
                 new RecordCursor()
-                        .reset(bytes, 0, length, "batch in memory, key group " + keyGroup, 0);
+                        .reset(
+                                KeyGroupRecords.stored(
+                                        bytes, 0, length, "batch in memory, key group " + keyGroup, 0));
         while (records.next()) {
             visitor.accept(
                     keyGroup,

@@ -64,12 +64,13 @@ public final class LogScanner {
             return file;
         }
 
-        /** The name of state {@code stateId} of a record at {@code fileOffset} of this batch. */
-        public String stateName(int stateId, long fileOffset) throws CorruptLogException {
+        /** The name of the state of the record under {@code record}, a record of this batch. */
+        public String stateName(RecordCursor record) throws CorruptLogException {
+            int stateId = record.stateId();
             List<String> names = index.stateNames;
             if (stateId >= names.size()) {
                 throw new CorruptLogException(
-                        file(), fileOffset, "record refers to unknown state id " + stateId);
+                        file(), record.position(), "record refers to unknown state id " + stateId);
             }
             return names.get(stateId);
         }
@@ -139,8 +140,7 @@ public final class LogScanner {
     /** Receives the verified records of one key group of one batch, still encoded. */
     @FunctionalInterface
     public interface KeyGroupReader {
-        void accept(Batch batch, int keyGroup, byte[] bytes, int offset, int length, long fileOffset)
-                throws IOException;
+        void accept(Batch batch, int keyGroup, KeyGroupRecords records) throws IOException;
     }
 
     /**
@@ -174,8 +174,7 @@ public final class LogScanner {
                         batch.index,
                         part.getStartKeyGroup(),
                         part.getEndKeyGroup(),
-                        (kg, data, offset, length, fileOffset) ->
-                                reader.accept(batch, kg, data, offset, length, fileOffset));
+                        (kg, records) -> reader.accept(batch, kg, records));
                 bytesRead += size;
             }
         } finally {

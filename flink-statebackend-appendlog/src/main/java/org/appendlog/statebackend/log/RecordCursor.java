@@ -14,11 +14,9 @@ import java.io.IOException;
 public final class RecordCursor {
 
     private final DataInputDeserializer in = new DataInputDeserializer();
+    private KeyGroupRecords records;
     private byte[] bytes;
     private int end;
-    private String file;
-    /** The file offset of {@code bytes[0]}, so that errors and records can name their offset. */
-    private long fileBase;
 
     private int offset;
     private int encodedLength;
@@ -30,17 +28,18 @@ public final class RecordCursor {
     /** -1 for a tombstone. */
     private int valueLength;
 
-    /**
-     * Positions the cursor before the records in {@code bytes[offset, offset + length)}, which
-     * start at {@code fileOffset} in {@code file} (the names errors give).
-     */
-    public RecordCursor reset(byte[] bytes, int offset, int length, String file, long fileOffset) {
-        in.setBuffer(bytes, offset, length);
-        this.bytes = bytes;
-        this.end = offset + length;
-        this.file = file;
-        this.fileBase = fileOffset - offset;
-        this.offset = offset;
+    /** Positions the cursor before the first of {@code records}. */
+    public RecordCursor reset(KeyGroupRecords records) {
+        return reset(records, records.offset);
+    }
+
+    /** Positions the cursor before the one of {@code records} that starts at {@code bytes[at]}. */
+    public RecordCursor reset(KeyGroupRecords records, int at) {
+        in.setBuffer(records.bytes, at, records.end() - at);
+        this.records = records;
+        this.bytes = records.bytes;
+        this.end = records.end();
+        this.offset = at;
         this.encodedLength = 0;
         return this;
     }
@@ -72,7 +71,8 @@ public final class RecordCursor {
                 in.skipBytesToRead(valueLength);
             }
         } catch (IOException e) {
-            throw new CorruptLogException(file, fileBase + start, "unreadable record: " + e);
+            throw new CorruptLogException(
+                    records.file(), records.positionOf(start), "unreadable record: " + e);
         }
         offset = start;
         encodedLength = in.getPosition() - start;
@@ -94,13 +94,13 @@ public final class RecordCursor {
         return encodedLength;
     }
 
-    /** Where the current record starts in its file. */
-    public long fileOffset() {
-        return fileBase + offset;
+    /** Where the current record is in its file, as errors name it after {@link #file()}. */
+    public String position() {
+        return records.positionOf(offset);
     }
 
     public String file() {
-        return file;
+        return records.file();
     }
 
     public long checkpointId() {

@@ -113,8 +113,7 @@ public final class AppendLogRestoreOperation<K> {
                         batches,
                         slice,
                         LogScanner.ReadGate.NONE,
-                        (batch, kg, data, offset, length, fileOffset) ->
-                                records.add(batch, kg, data, offset, length, fileOffset));
+                        records::add);
         try (IndexRebuild rebuild = index.rebuild()) {
             SliceRestore restore = new SliceRestore(rebuild);
             for (int kg = slice.getStartKeyGroup(); kg <= slice.getEndKeyGroup(); kg++) {
@@ -187,8 +186,8 @@ public final class AppendLogRestoreOperation<K> {
                                         + state.name()
                                         + "' in "
                                         + record.file()
-                                        + " at offset "
-                                        + record.fileOffset()
+                                        + " at "
+                                        + record.position()
                                         + " with the state's serializers (the record's CRC32C is intact)"));
                 throw e;
             }
@@ -201,12 +200,12 @@ public final class AppendLogRestoreOperation<K> {
             if (state != null) {
                 return state;
             }
-            String name = batch.stateName(id, record.fileOffset());
+            String name = batch.stateName(record);
             state = states.get(name);
             if (state == null) {
                 throw new CorruptLogException(
                         record.file(),
-                        record.fileOffset(),
+                        record.position(),
                         "record of state '" + name + "', which the checkpoint's meta data lacks");
             }
             while (statesOf.size() <= id) {

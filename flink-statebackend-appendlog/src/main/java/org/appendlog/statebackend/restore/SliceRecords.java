@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.restore;
 
+import org.appendlog.statebackend.log.KeyGroupRecords;
 import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.RecordCursor;
 
@@ -25,20 +26,14 @@ final class SliceRecords {
         void accept(Batch batch, RecordCursor record) throws IOException;
     }
 
-    /** A key group's bytes as read from one batch. */
+    /** A key group's records as read from one batch. */
     private static final class Part {
         final Batch batch;
-        final byte[] bytes;
-        final int offset;
-        final int end;
-        final long fileOffset;
+        final KeyGroupRecords records;
 
-        Part(Batch batch, byte[] bytes, int offset, int length, long fileOffset) {
+        Part(Batch batch, KeyGroupRecords records) {
             this.batch = batch;
-            this.bytes = bytes;
-            this.offset = offset;
-            this.end = offset + length;
-            this.fileOffset = fileOffset;
+            this.records = records;
         }
     }
 
@@ -64,8 +59,8 @@ final class SliceRecords {
     }
 
     /** Adds the records of {@code keyGroup} read from {@code batch}; they are kept, not copied. */
-    void add(Batch batch, int keyGroup, byte[] bytes, int offset, int length, long fileOffset) {
-        partsOf(keyGroup).add(new Part(batch, bytes, offset, length, fileOffset));
+    void add(Batch batch, int keyGroup, KeyGroupRecords records) {
+        partsOf(keyGroup).add(new Part(batch, records));
     }
 
     /** Visits the records of {@code keyGroup} newest first, then lets go of them. */
@@ -77,10 +72,7 @@ final class SliceRecords {
         for (int i = count - 1; i >= 0; i--) {
             int record = order[i];
             Part part = parts.get(partOf[record]);
-            int at = offsetOf[record];
-            long fileOffset = part.fileOffset + at - part.offset;
-            cursor.reset(part.bytes, at, part.end - at, part.batch.file(), fileOffset);
-            cursor.next();
+            cursor.reset(part.records, offsetOf[record]).next();
             visitor.accept(part.batch, cursor);
         }
         parts.clear();
@@ -93,13 +85,7 @@ final class SliceRecords {
 
     private void collect(List<Part> parts) throws IOException {
         for (int p = 0; p < parts.size(); p++) {
-            Part part = parts.get(p);
-            cursor.reset(
-                    part.bytes,
-                    part.offset,
-                    part.end - part.offset,
-                    part.batch.file(),
-                    part.fileOffset);
+            cursor.reset(parts.get(p).records);
             while (cursor.next()) {
                 if (count == partOf.length) {
                     grow(count * 2);

@@ -197,8 +197,8 @@ public final class LogTool {
                         opened,
                         location.keyGroups(),
                         LogScanner.ReadGate.NONE,
-                        (b, kg, bytes, offset, length, fileOffset) -> {
-                            cursor.reset(bytes, offset, length, b.file(), fileOffset);
+                        (b, kg, records) -> {
+                            cursor.reset(records);
                             while (cursor.next()) {
                                 count[0]++;
                                 track(b, cursor);
@@ -230,7 +230,7 @@ public final class LogTool {
 
     private void track(Batch batch, RecordCursor record) throws IOException {
         String key =
-                batch.stateName(record.stateId(), record.fileOffset())
+                batch.stateName(record)
                         + "/"
                         + java.util.Base64.getEncoder()
                                 .encodeToString(

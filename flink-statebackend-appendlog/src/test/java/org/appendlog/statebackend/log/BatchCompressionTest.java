@@ -11,12 +11,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -75,6 +83,62 @@ class BatchCompressionTest {
     }
 
     /**
+     * Errors name a record's place so that a hex dump finds it: records stored as they are (also
+     * LZ4's raw-stored blocks, behind their 4-byte length) by the file offset of their bytes; a
+     * decompressed record by its block's file offset, where the block's uncompressed length is,
+     * and its place among those uncompressed bytes.
+     */
+    @Test
+    void recordPositionsPointAtTheirBytesInTheFile() throws Exception {
+        BatchBuilder random = new BatchBuilder(3, KeyGroupRange.of(0, 0), STATES);
+        Random seeded = new Random(7);
+        for (int i = 0; i < 3; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            byte[] noise = new byte[1_000];
+            seeded.nextBytes(noise);
+            random.add(0, 3, 1, key, 0, key.length, noise, 0, noise.length);
+        }
+        for (Written stored :
+                List.of(write(BatchCompression.NONE, batch()), write(BatchCompression.LZ4, random))) {
+            byte[] file = Files.readAllBytes(stored.file.toPath());
+            List<Integer> checked = new ArrayList<>();
+            forEachRecord(
+                    stored,
+                    (kg, cursor) -> {
+                        int at = Integer.parseInt(cursor.position().substring("offset ".length()));
+                        assertThat(Arrays.copyOfRange(file, at, at + cursor.encodedLength()))
+                                .as("record at %s of %s", cursor.position(), stored.file)
+                                .isEqualTo(Arrays.copyOfRange(cursor.bytes(), cursor.offset(),
+                                        cursor.offset() + cursor.encodedLength()));
+                        checked.add(at);
+                    });
+            assertThat(checked).hasSizeGreaterThanOrEqualTo(3).doesNotHaveDuplicates();
+        }
+
+        Written compressed = write(BatchCompression.LZ4, batch());
+        byte[] file = Files.readAllBytes(compressed.file.toPath());
+        Pattern position =
+                Pattern.compile("offset (\\d+) \\(an LZ4 block: the record starts at byte (\\d+)"
+                        + " of its (\\d+) uncompressed bytes\\)");
+        Map<Integer, Integer> blockOfKeyGroup = new HashMap<>();
+        forEachRecord(
+                compressed,
+                (kg, cursor) -> {
+                    Matcher matcher = position.matcher(cursor.position());
+                    assertThat(matcher.matches()).as(cursor.position()).isTrue();
+                    int block = Integer.parseInt(matcher.group(1));
+                    assertThat(blockOfKeyGroup.computeIfAbsent(kg, k -> block)).isEqualTo(block);
+                    assertThat(ByteBuffer.wrap(file, block, 4).getInt())
+                            .as("the uncompressed length at the block's offset")
+                            .isEqualTo(Integer.parseInt(matcher.group(3)));
+                    assertThat(Integer.parseInt(matcher.group(2)))
+                            .isLessThan(Integer.parseInt(matcher.group(3)));
+                });
+        assertThat(blockOfKeyGroup).hasSize(16);
+        assertThat(new HashSet<>(blockOfKeyGroup.values())).hasSize(16);
+    }
+
+    /**
      * A block whose CRC matches but which does not decompress (written wrong, not damaged on
      * disk) fails with the file and the key group's offset.
      */
@@ -121,7 +185,7 @@ class BatchCompressionTest {
 
     /** The header length that a segment's one batch gives in its footer. */
     private static long headerLength(byte[] segment) {
-        return java.nio.ByteBuffer.wrap(segment).getInt(segment.length - 12);
+        return ByteBuffer.wrap(segment).getInt(segment.length - 12);
     }
 
     /** 2 000 records over 16 key groups: repetitive keys and values, as word counts have. */
@@ -190,40 +254,48 @@ class BatchCompressionTest {
         }
     }
 
-    /** Every record as "key group, state, checkpoint, key, value or tombstone", in file order. */
-    private static List<String> records(Written written) throws Exception {
+    /** Visits every record of the batch, the cursor positioned on it. */
+    private static void forEachRecord(Written written, RecordVisitor visitor) throws Exception {
         Batch batch = opened(written);
-        List<String> records = new ArrayList<>();
         RecordCursor cursor = new RecordCursor();
         LogScanner.read(
                 List.of(batch),
-                RANGE,
+                batch.location().keyGroups(),
                 LogScanner.ReadGate.NONE,
-                (b, kg, bytes, offset, length, fileOffset) -> {
-                    cursor.reset(bytes, offset, length, b.file(), fileOffset);
+                (b, kg, keyGroupRecords) -> {
+                    cursor.reset(keyGroupRecords);
                     while (cursor.next()) {
-                        byte[] data = cursor.bytes();
-                        records.add(
-                                kg
-                                        + " "
-                                        + cursor.stateId()
-                                        + " "
-                                        + cursor.checkpointId()
-                                        + " "
-                                        + new String(
-                                                data,
-                                                cursor.keyOffset(),
-                                                cursor.keyLength(),
-                                                StandardCharsets.UTF_8)
-                                        + " "
-                                        + (cursor.isTombstone()
-                                                ? "tombstone"
-                                                : new String(
-                                                        data,
-                                                        cursor.valueOffset(),
-                                                        cursor.valueLength(),
-                                                        StandardCharsets.UTF_8)));
+                        visitor.accept(kg, cursor);
                     }
+                });
+    }
+
+    @FunctionalInterface
+    private interface RecordVisitor {
+        void accept(int keyGroup, RecordCursor cursor) throws IOException;
+    }
+
+    /** Every record as "key group, state, checkpoint, key, value or tombstone", in file order. */
+    private static List<String> records(Written written) throws Exception {
+        List<String> records = new ArrayList<>();
+        forEachRecord(
+                written,
+                (kg, cursor) -> {
+                    byte[] data = cursor.bytes();
+                    String key =
+                            new String(
+                                    data, cursor.keyOffset(), cursor.keyLength(), StandardCharsets.UTF_8);
+                    String value =
+                            cursor.isTombstone()
+                                    ? "tombstone"
+                                    : new String(
+                                            data,
+                                            cursor.valueOffset(),
+                                            cursor.valueLength(),
+                                            StandardCharsets.UTF_8);
+                    records.add(
+                            kg + " " + cursor.stateId() + " " + cursor.checkpointId() + " " + key
+                                    + " " + value);
                 });
         return records;
     }

@@ -26,10 +26,11 @@ class RecordCursorTest {
         int third = LogRecord.write(out, 6, 130, KEY, 0, 1, value, 0, 0);
         byte[] bytes = out.getCopyOfBuffer();
 
-        RecordCursor cursor = new RecordCursor().reset(bytes, 3, bytes.length - 3, "f", 1000);
+        KeyGroupRecords records = KeyGroupRecords.stored(bytes, 3, bytes.length - 3, "f", 1000);
+        RecordCursor cursor = new RecordCursor().reset(records);
         assertThat(cursor.next()).isTrue();
         assertThat(cursor.offset()).isEqualTo(3);
-        assertThat(cursor.fileOffset()).isEqualTo(1000);
+        assertThat(cursor.position()).isEqualTo("offset 1000");
         assertThat(cursor.encodedLength()).isEqualTo(first);
         assertThat(cursor.checkpointId()).isEqualTo(1L << 40);
         assertThat(cursor.stateId()).isEqualTo(2);
@@ -38,7 +39,7 @@ class RecordCursorTest {
         assertThat(slice(bytes, cursor.valueOffset(), cursor.valueLength())).isEqualTo(value);
 
         assertThat(cursor.next()).isTrue();
-        assertThat(cursor.fileOffset()).isEqualTo(1000 + first);
+        assertThat(cursor.position()).isEqualTo("offset " + (1000 + first));
         assertThat(cursor.encodedLength()).isEqualTo(second);
         assertThat(cursor.checkpointId()).isEqualTo(5);
         assertThat(slice(bytes, cursor.keyOffset(), cursor.keyLength())).isEqualTo(slice(KEY, 4, 3));
@@ -55,32 +56,46 @@ class RecordCursorTest {
         assertThat(cursor.next()).isFalse();
 
         // A cursor is reused: positioned on the second record directly.
-        cursor.reset(bytes, 3 + first, second, "f", 1000 + first);
+        cursor.reset(records, 3 + first);
         assertThat(cursor.next()).isTrue();
         assertThat(cursor.checkpointId()).isEqualTo(5);
-        assertThat(cursor.next()).isFalse();
+        assertThat(cursor.position()).isEqualTo("offset " + (1000 + first));
     }
 
+    /**
+     * A cut-off record is named by its file offset; one decompressed from an LZ4 block by the
+     * block's file offset and its place among the block's uncompressed bytes.
+     */
     @Test
-    void aCutOffRecordNamesTheFileAndItsOffset() throws Exception {
+    void aCutOffRecordNamesTheFileAndWhereItIs() throws Exception {
         DataOutputSerializer out = new DataOutputSerializer(64);
         int first = LogRecord.write(out, 1, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
         LogRecord.write(out, 2, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
         byte[] bytes = out.getCopyOfBuffer();
-        RecordCursor cursor = new RecordCursor().reset(bytes, 0, bytes.length - 2, "seg-7", 500);
+        int cut = bytes.length - 2;
+
+        RecordCursor cursor =
+                new RecordCursor().reset(KeyGroupRecords.stored(bytes, 0, cut, "seg-7", 500));
         assertThat(cursor.next()).isTrue();
         assertThatThrownBy(cursor::next)
                 .isInstanceOf(CorruptLogException.class)
-                .hasMessageContaining("seg-7")
-                .hasMessageContaining("at offset " + (500 + first))
-                .hasMessageContaining("unreadable record");
+                .hasMessageContaining("seg-7 at offset " + (500 + first) + ": unreadable record");
+
+        cursor.reset(KeyGroupRecords.decompressed(bytes, 0, cut, "seg-8", 700));
+        assertThat(cursor.next()).isTrue();
+        assertThatThrownBy(cursor::next)
+                .isInstanceOf(CorruptLogException.class)
+                .hasMessageContaining(
+                        "seg-8 at offset 700 (an LZ4 block: the record starts at byte "
+                                + first + " of its " + cut + " uncompressed bytes): unreadable record");
     }
 
     @Test
     void anImpossibleKeyLengthIsCorruptNotALoop() {
         // checkpoint 1, state 0, key length 2^35: more than any array holds.
         byte[] bytes = {1, 0, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 1};
-        RecordCursor cursor = new RecordCursor().reset(bytes, 0, bytes.length, "seg", 0);
+        RecordCursor cursor =
+                new RecordCursor().reset(KeyGroupRecords.stored(bytes, 0, bytes.length, "seg", 0));
         assertThatThrownBy(cursor::next)
                 .isInstanceOf(CorruptLogException.class)
                 .hasMessageContaining("impossible length");

@@ -62,9 +62,9 @@ class SliceRecordsTest {
                 batches,
                 KeyGroupRange.of(1, 4),
                 LogScanner.ReadGate.NONE,
-                (batch, kg, bytes, offset, length, fileOffset) -> {
-                    records.add(batch, kg, bytes, offset, length, fileOffset);
-                    cursor.reset(bytes, offset, length, batch.file(), fileOffset);
+                (batch, kg, keyGroupRecords) -> {
+                    records.add(batch, kg, keyGroupRecords);
+                    cursor.reset(keyGroupRecords);
                     while (cursor.next()) {
                         forward.add(describe(kg, cursor));
                     }
@@ -99,7 +99,7 @@ class SliceRecordsTest {
             String.valueOf(record.checkpointId()),
             new String(bytes, record.keyOffset(), record.keyLength(), StandardCharsets.UTF_8),
             new String(bytes, record.valueOffset(), record.valueLength(), StandardCharsets.UTF_8),
-            String.valueOf(record.fileOffset())
+            record.position()
         };
     }
 
