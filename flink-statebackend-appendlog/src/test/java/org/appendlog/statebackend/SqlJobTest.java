@@ -2,8 +2,6 @@ package org.appendlog.statebackend;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
@@ -13,13 +11,9 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.state.FunctionInitializationContext;
-import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -29,12 +23,10 @@ import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 
-import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,10 +42,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
+import static org.appendlog.statebackend.MaterializingSink.add;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -284,31 +275,25 @@ class SqlJobTest {
             assertThat(logDir(run)).as("no append-log on %s", backend).doesNotExist();
         }
 
+        assertFinalTables(String.format("on %s (%s)", backend, mode));
+    }
+
+    /**
+     * Asserts that every query's final table, as the sinks published it, is the one computed in
+     * Java (a trailing list's elements sorted).
+     */
+    private static void assertFinalTables(String description) {
         Map<String, Map<String, Long>> expected = expectedTables();
-        Map<String, String> differences = new TreeMap<>();
+        Map<String, Map<String, Long>> comparableExpected = new TreeMap<>();
+        Map<String, Map<String, Long>> comparableActual = new TreeMap<>();
         for (Map.Entry<String, Query> query : queries().entrySet()) {
-            String difference =
-                    difference(
-                            query.getValue().comparable(expected.get(query.getKey())),
-                            query.getValue()
-                                    .comparable(MaterializingSink.finalView(query.getKey())));
-            if (!difference.isEmpty()) {
-                differences.put(query.getKey(), difference);
-            }
+            comparableExpected.put(
+                    query.getKey(), query.getValue().comparable(expected.get(query.getKey())));
+            comparableActual.put(
+                    query.getKey(),
+                    query.getValue().comparable(MaterializingSink.finalView(query.getKey())));
         }
-        SoftAssertions.assertSoftly(
-                soft -> {
-                    soft.assertThat(MaterializingSink.anomalies())
-                            .as("retractions of rows the materialized view did not hold")
-                            .isEmpty();
-                    soft.assertThat(differences)
-                            .as(
-                                    "queries whose final table on %s (%s) differs from the"
-                                            + " expected one",
-                                    backend,
-                                    mode)
-                            .isEmpty();
-                });
+        MaterializingSink.assertFinalTables(comparableExpected, comparableActual, description);
     }
 
     private static Path logDir(String run) {
@@ -395,11 +380,7 @@ class SqlJobTest {
             assertThat(table.explain())
                     .as("plan of %s", query.getKey())
                     .contains(query.getValue().planShows);
-            tableEnv.toChangelogStream(table)
-                    .addSink(new MaterializingSink(query.getKey()))
-                    .setParallelism(1)
-                    .uid("sink-" + query.getKey())
-                    .name("sink-" + query.getKey());
+            MaterializingSink.materialize(tableEnv, query.getKey(), table);
         }
         return env.getStreamGraph().getJobGraph();
     }
@@ -631,159 +612,5 @@ class SqlJobTest {
                 Math.floorDiv(epochMillis, 1000L),
                 (int) Math.floorMod(epochMillis, 1000L) * 1_000_000,
                 ZoneOffset.UTC);
-    }
-
-    private static void add(Map<String, Long> table, Object... fields) {
-        table.merge(describe(fields), 1L, Long::sum);
-    }
-
-    /** A row's fields, without its kind; Long 3 and Integer 3 read the same. */
-    private static String describe(Object... fields) {
-        StringBuilder text = new StringBuilder();
-        for (int i = 0; i < fields.length; i++) {
-            text.append(i == 0 ? "" : ", ").append(fields[i]);
-        }
-        return text.toString();
-    }
-
-    private static String describe(Row row) {
-        Object[] fields = new Object[row.getArity()];
-        for (int i = 0; i < fields.length; i++) {
-            fields[i] = row.getField(i);
-        }
-        return describe(fields);
-    }
-
-    /** Empty if equal, else the sizes and the first rows missing and unexpected. */
-    private static String difference(Map<String, Long> expected, Map<String, Long> actual) {
-        if (expected.equals(actual)) {
-            return "";
-        }
-        Set<String> rows = new TreeSet<>(expected.keySet());
-        rows.addAll(actual.keySet());
-        List<String> wrong = new ArrayList<>();
-        for (String row : rows) {
-            long want = expected.getOrDefault(row, 0L);
-            long got = actual.getOrDefault(row, 0L);
-            if (want != got) {
-                wrong.add("[" + row + "] expected " + want + " times, got " + got);
-            }
-        }
-        return String.format(
-                "%d rows expected, %d rows materialized, %d rows differ, e.g. %s",
-                expected.values().stream().mapToLong(Long::longValue).sum(),
-                actual.values().stream().mapToLong(Long::longValue).sum(),
-                wrong.size(),
-                wrong.subList(0, Math.min(8, wrong.size())));
-    }
-
-    /**
-     * Applies a query's changelog (+I and +U add a row, -U and -D take one away) to a multiset of
-     * rows kept in checkpointed operator state, so that after a restart the view is that of the
-     * checkpoint the query's keyed state was restored from (checkpoints are aligned, exactly
-     * once), and replayed output counts once. One subtask: a row and its retraction, sent by the
-     * same upstream subtask, arrive in order. The attempt that finishes publishes its view.
-     */
-    static final class MaterializingSink extends RichSinkFunction<Row>
-            implements CheckpointedFunction {
-
-        private static final Map<String, Map<String, Long>> FINAL_VIEWS = new ConcurrentHashMap<>();
-        private static final Map<String, Integer> FINISHED_ATTEMPTS = new ConcurrentHashMap<>();
-        private static final Set<String> RESTORED_VIEWS = ConcurrentHashMap.newKeySet();
-        private static final List<String> ANOMALIES = Collections.synchronizedList(new ArrayList<>());
-
-        private final String query;
-        private transient Map<String, Long> view;
-        private transient ListState<Map<String, Long>> checkpointed;
-
-        MaterializingSink(String query) {
-            this.query = query;
-        }
-
-        static void reset() {
-            FINAL_VIEWS.clear();
-            FINISHED_ATTEMPTS.clear();
-            RESTORED_VIEWS.clear();
-            ANOMALIES.clear();
-        }
-
-        static Map<String, Long> finalView(String query) {
-            return FINAL_VIEWS.getOrDefault(query, Collections.emptyMap());
-        }
-
-        static Map<String, Integer> finishedAttempts() {
-            return new TreeMap<>(FINISHED_ATTEMPTS);
-        }
-
-        static Set<String> restoredViews() {
-            return new TreeSet<>(RESTORED_VIEWS);
-        }
-
-        static List<String> anomalies() {
-            synchronized (ANOMALIES) {
-                return new ArrayList<>(ANOMALIES);
-            }
-        }
-
-        @Override
-        public void initializeState(FunctionInitializationContext context) throws Exception {
-            checkpointed =
-                    context.getOperatorStateStore()
-                            .getListState(
-                                    new ListStateDescriptor<>(
-                                            "view", Types.MAP(Types.STRING, Types.LONG)));
-            view = new HashMap<>();
-            for (Map<String, Long> restored : checkpointed.get()) {
-                view.putAll(restored);
-            }
-            if (context.isRestored() && !view.isEmpty()) {
-                RESTORED_VIEWS.add(query);
-            }
-        }
-
-        @Override
-        public void invoke(Row row, Context context) {
-            String described = describe(row);
-            switch (row.getKind()) {
-                case INSERT:
-                case UPDATE_AFTER:
-                    apply(described, 1);
-                    break;
-                case UPDATE_BEFORE:
-                case DELETE:
-                    apply(described, -1);
-                    break;
-                default:
-                    throw new IllegalStateException("Unknown row kind of " + row);
-            }
-        }
-
-        private void apply(String row, long delta) {
-            long count = view.getOrDefault(row, 0L) + delta;
-            if (count == 0) {
-                view.remove(row);
-            } else {
-                view.put(row, count);
-            }
-            if (count < 0) {
-                ANOMALIES.add(
-                        query
-                                + ": retracted ["
-                                + row
-                                + "] in attempt "
-                                + getRuntimeContext().getTaskInfo().getAttemptNumber());
-            }
-        }
-
-        @Override
-        public void snapshotState(FunctionSnapshotContext context) throws Exception {
-            checkpointed.update(Collections.singletonList(new HashMap<>(view)));
-        }
-
-        @Override
-        public void finish() {
-            FINAL_VIEWS.put(query, new HashMap<>(view));
-            FINISHED_ATTEMPTS.put(query, getRuntimeContext().getTaskInfo().getAttemptNumber());
-        }
     }
 }
