@@ -7,7 +7,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.jobgraph.JobGraph;
@@ -92,9 +91,18 @@ class SqlJobTest {
     /** Keeps the metrics of tasks that ended: those of the failed attempt and of the restore. */
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
+    /**
+     * The metrics reporter, and where Flink's changelog is stored in the runs that enable it (a
+     * task manager option).
+     */
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
-            MiniClusterJobs.cluster(() -> METRICS.addToConfiguration(new Configuration()));
+            MiniClusterJobs.cluster(
+                    () ->
+                            METRICS.addToConfiguration(
+                                    CountingJob.withChangelogStorage(
+                                            new Configuration(),
+                                            changelogDir().toUri().toString())));
 
     /** A query of the job, and what its plan must show: the operator it is here to test. */
     private static final class Query {
@@ -240,7 +248,8 @@ class SqlJobTest {
         "appendlog, plain",
         "hashmap, plain",
         "appendlog, mini-batch and state ttl",
-        "hashmap, mini-batch and state ttl"
+        "hashmap, mini-batch and state ttl",
+        "appendlog, changelog"
     })
     void sqlResultsAreExactAfterAFailureMidStream(
             String backend, String mode, @InjectClusterClient ClusterClient<?> client)
@@ -248,7 +257,12 @@ class SqlJobTest {
         FailOnce.reset();
         MaterializingSink.reset();
         String run = backend + "-" + mode.replace(' ', '-');
-        JobGraph jobGraph = jobGraph(jobConfig(backend, run), mode.startsWith("mini-batch"));
+        boolean changelog = mode.equals("changelog");
+        Configuration jobConfig = jobConfig(backend, run);
+        if (changelog) {
+            CountingJob.withChangelog(jobConfig);
+        }
+        JobGraph jobGraph = jobGraph(jobConfig, mode.startsWith("mini-batch"));
         JobID jobId = MiniClusterJobs.submit(client, jobGraph);
         MiniClusterJobs.awaitSuccess(client, jobId);
 
@@ -260,10 +274,18 @@ class SqlJobTest {
         assertThat(MaterializingSink.restoredViews())
                 .as("queries whose sink restored a non-empty view from the checkpoint")
                 .containsExactlyInAnyOrderElementsOf(queries().keySet());
+        if (changelog) {
+            assertThat(changelogDir().resolve(jobId.toString()))
+                    .as("Flink's changelog of the job")
+                    .isDirectory();
+        }
         if (backend.equals("appendlog")) {
             assertThat(logDir(run).resolve(jobId.toHexString()))
                     .as("the append-log backend's log of the job")
                     .isDirectory();
+            // Under Flink's changelog these still hold: its periodic materializations (every
+            // 300 ms) are this backend's snapshots, and the restart reads the last one back
+            // through this backend before Flink replays the changelog written after it.
             assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, "restoreBytesRead", 1))
                     .as("log bytes the restarted backends read (appendlog.restoreBytesRead)")
                     .isPositive();
@@ -296,6 +318,10 @@ class SqlJobTest {
         MaterializingSink.assertFinalTables(comparableExpected, comparableActual, description);
     }
 
+    private static Path changelogDir() {
+        return tmp.resolve("changelog");
+    }
+
     private static Path logDir(String run) {
         return tmp.resolve(run + "-log");
     }
@@ -308,11 +334,7 @@ class SqlJobTest {
         } else {
             config.set(StateBackendOptions.STATE_BACKEND, backend);
         }
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        config.set(
-                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        return config;
+        return CountingJob.withRestarts(config);
     }
 
     private static JobGraph jobGraph(Configuration jobConfig, boolean miniBatchAndTtl) {
