@@ -49,11 +49,18 @@ final class MaterializingSink extends RichSinkFunction<Row> implements Checkpoin
         this.query = query;
     }
 
-    /** Sends {@code table}'s changelog into a sink named and uid'd {@code sink-<query>}. */
+    /**
+     * Sends {@code table}'s changelog into a sink named and uid'd {@code sink-<query>}, at
+     * parallelism 1 and never chained to the query's last operator. The planner sets no uids on a
+     * query's operators (table.exec.uid.generation PLAN_ONLY), and the ids Flink generates for
+     * them depend on which operators are chained: unchained sinks keep them the same at any
+     * parallelism of the job, so that its savepoints restore at another one.
+     */
     static void materialize(StreamTableEnvironment tableEnv, String query, Table table) {
         tableEnv.toChangelogStream(table)
                 .addSink(new MaterializingSink(query))
                 .setParallelism(1)
+                .disableChaining()
                 .uid("sink-" + query)
                 .name("sink-" + query);
     }
