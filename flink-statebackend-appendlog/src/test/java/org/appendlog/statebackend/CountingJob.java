@@ -96,6 +96,18 @@ final class CountingJob {
     }
 
     /**
+     * Selects {@code backend}: {@code appendlog} with its log in {@code logDir}, or a backend of
+     * Flink's by its name ({@code hashmap}, {@code rocksdb}).
+     */
+    static Configuration withBackend(Configuration config, String backend, String logDir) {
+        if (backend.equals("appendlog")) {
+            return withAppendLog(config, logDir);
+        }
+        config.set(StateBackendOptions.STATE_BACKEND, backend);
+        return config;
+    }
+
+    /**
      * Where Flink's changelog backend, if a job enables it, stores the changelog: files below
      * {@code baseDir} ({@code state.changelog.storage: filesystem} and, in 1.20,
      * {@code state.changelog.dstl.dfs.base-path}, formerly {@code dstl.dfs.base-path}). The task

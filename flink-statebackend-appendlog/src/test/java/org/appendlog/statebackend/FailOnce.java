@@ -17,12 +17,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * covers at least {@code recordsBeforeCheckpoint} records of this subtask has completed, and
  * {@code recordsAfterCheckpoint} records later, so the restore has real state to bring back and
  * real records to replay. Counts, for the test, the records that passed through it (all subtasks
- * and attempts), and those each checkpoint covers.
+ * and attempts), those each checkpoint covers and where it failed.
  */
 public class FailOnce extends RichMapFunction<Long, Long>
         implements CheckpointedFunction, CheckpointListener {
 
     private static final AtomicBoolean FAILED = new AtomicBoolean();
+    private static final AtomicLong FAILED_AT = new AtomicLong();
     private static final AtomicLong PASSED = new AtomicLong();
     private static final Map<Long, Long> COVERED = new ConcurrentHashMap<>();
 
@@ -58,6 +59,7 @@ public class FailOnce extends RichMapFunction<Long, Long>
         if (armedAt >= 0
                 && processed >= armedAt + recordsAfterCheckpoint
                 && FAILED.compareAndSet(false, true)) {
+            FAILED_AT.set(processed);
             throw new IllegalStateException(
                     "Failure injected by the test after " + processed + " records");
         }
@@ -83,6 +85,11 @@ public class FailOnce extends RichMapFunction<Long, Long>
         return FAILED.get();
     }
 
+    /** The failing subtask's count of records, the one it failed at included; 0 before. */
+    static long failedAtRecord() {
+        return FAILED_AT.get();
+    }
+
     /** Records passed on (not the one failed at), by all subtasks and attempts since the reset. */
     static long passedRecords() {
         return PASSED.get();
@@ -98,6 +105,7 @@ public class FailOnce extends RichMapFunction<Long, Long>
 
     static void reset() {
         FAILED.set(false);
+        FAILED_AT.set(0);
         PASSED.set(0);
         COVERED.clear();
     }

@@ -7,7 +7,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.OperatorIDPair;
@@ -440,14 +439,11 @@ class SqlJobTest {
     }
 
     private static Configuration jobConfig(String backend, String run) {
-        Configuration config =
-                CountingJob.jobConfig(tmp.resolve(run + "-checkpoints").toUri().toString());
-        if (backend.equals("appendlog")) {
-            CountingJob.withAppendLog(config, logDir(run).toUri().toString());
-        } else {
-            config.set(StateBackendOptions.STATE_BACKEND, backend);
-        }
-        return CountingJob.withRestarts(config);
+        return CountingJob.withRestarts(
+                CountingJob.withBackend(
+                        CountingJob.jobConfig(tmp.resolve(run + "-checkpoints").toUri().toString()),
+                        backend,
+                        logDir(run).toUri().toString()));
     }
 
     /**
