@@ -55,9 +55,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Flink SQL jobs on the append-log backend, against {@code hashmap} as the control: the Table
  * runtime keeps mutable, reused {@code RowData} in value, list and map state, registers timers, and
- * (with {@code table.exec.state.ttl}) wraps its states in TTL. Every run fails once mid-stream,
- * after a completed checkpoint, restarts from it and must still end with exactly the final tables
- * that Java computes from the same generated input.
+ * (with {@code table.exec.state.ttl}) wraps its states in TTL. Every run of {@link
+ * #sqlResultsAreExactAfterAFailureMidStream} fails once mid-stream, after a completed checkpoint,
+ * restarts from it and must still end with exactly the final tables that Java computes from the
+ * same generated input: on both backends plain and with mini-batch and a state TTL that nothing
+ * reaches (an hour), and on appendlog wrapped by Flink's changelog backend (filesystem changelog
+ * storage, materialized every 300 ms through appendlog's snapshots, which the restart reads back).
+ *
+ * <p>{@link #sqlResultsAreExactAfterRescalingFromASavepoint} rescales the same job on appendlog: a
+ * canonical and a native savepoint taken mid-stream at parallelism 2 restore at 3 and at 1, and
+ * every resumed job reads exactly the input the savepoint had not covered and ends with exactly
+ * the final tables. State expiring under a TTL, across a restore, is {@link SqlStateTtlTest}'s.
  *
  * <p>The queries of one run are one job reading one input (see {@link #queries}, each with the
  * operator its plan must show): GROUP BYs over a GROUP BY (COUNT DISTINCT and MAX under retraction
@@ -65,7 +73,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and, cached by Flink and written to state at checkpoints, over a rising MAX (Top-3 and Top-1), a
  * deduplication keeping the last row by event time, event-time TUMBLE and SESSION window
  * aggregates (whose state turns over, so the log gets full batches too), and a LEFT JOIN with a
- * second, slower input, aggregated. Each job runs plain and with mini-batch and state TTL on.
+ * second, slower input, aggregated.
  *
  * <p>Exactly once is checked without a transactional sink: each query's changelog goes into a
  * {@link MaterializingSink}, which applies it to a multiset of rows held in checkpointed operator
