@@ -5,8 +5,10 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.changelog.fs.FsStateChangelogOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateChangelogOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
@@ -67,6 +69,15 @@ final class CountingJob {
         return config;
     }
 
+    /** Lets the job restart up to three times, 100 ms after a failure (the tests inject one). */
+    static Configuration withRestarts(Configuration config) {
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        return config;
+    }
+
     /**
      * {@link #jobConfig} with checkpoints in {@code dir}/checkpoints, on the append-log backend
      * with its log in {@code dir}/log.
@@ -82,6 +93,42 @@ final class CountingJob {
         config.set(StateBackendOptions.STATE_BACKEND, AppendLogStateBackendFactory.class.getName());
         config.set(AppendLogOptions.LOG_DIR, logDir);
         return config;
+    }
+
+    /**
+     * Selects {@code backend}: {@code appendlog} with its log in {@code logDir}, or a backend of
+     * Flink's by its name ({@code hashmap}, {@code rocksdb}).
+     */
+    static Configuration withBackend(Configuration config, String backend, String logDir) {
+        if (backend.equals("appendlog")) {
+            return withAppendLog(config, logDir);
+        }
+        config.set(StateBackendOptions.STATE_BACKEND, backend);
+        return config;
+    }
+
+    /**
+     * Where Flink's changelog backend, if a job enables it, stores the changelog: files below
+     * {@code baseDir} ({@code state.changelog.storage: filesystem} and, in 1.20,
+     * {@code state.changelog.dstl.dfs.base-path}, formerly {@code dstl.dfs.base-path}). The task
+     * managers read these, so they go into the cluster's configuration.
+     */
+    static Configuration withChangelogStorage(Configuration config, String baseDir) {
+        config.set(StateChangelogOptions.STATE_CHANGE_LOG_STORAGE, "filesystem");
+        config.set(FsStateChangelogOptions.BASE_PATH, baseDir);
+        return config;
+    }
+
+    /**
+     * Enables Flink's changelog backend over the configured one ({@code state.changelog.enabled}),
+     * materializing the state through the wrapped backend's snapshots every 300 ms, so that a
+     * restore mid-stream reads a materialization and replays only the changelog after it.
+     */
+    static Configuration withChangelog(Configuration jobConfig) {
+        jobConfig.set(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG, true);
+        jobConfig.set(
+                StateChangelogOptions.PERIODIC_MATERIALIZATION_INTERVAL, Duration.ofMillis(300));
+        return jobConfig;
     }
 
     JobGraph jobGraph(Configuration jobConfig, int parallelism, SavepointRestoreSettings restore) {

@@ -3,10 +3,7 @@ package org.appendlog.statebackend;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.changelog.fs.FsStateChangelogOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateChangelogOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
@@ -22,7 +19,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -59,8 +55,7 @@ class ExactlyOnceJobTest {
                 CountingJob.withAppendLog(new Configuration(), logDir().toUri().toString());
         config.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
         config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
-        config.set(StateChangelogOptions.STATE_CHANGE_LOG_STORAGE, "filesystem");
-        config.set(FsStateChangelogOptions.BASE_PATH, changelogDir().toUri().toString());
+        CountingJob.withChangelogStorage(config, changelogDir().toUri().toString());
         return METRICS.addToConfiguration(config);
     }
 
@@ -86,9 +81,7 @@ class ExactlyOnceJobTest {
     @Test
     void countsAreExactAfterAFailureUnderFlinksChangelogBackend(
             @InjectClusterClient ClusterClient<?> client) throws Exception {
-        Configuration jobConfig = jobConfig("changelog");
-        jobConfig.set(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG, true);
-        jobConfig.set(StateChangelogOptions.PERIODIC_MATERIALIZATION_INTERVAL, Duration.ofMillis(300));
+        Configuration jobConfig = CountingJob.withChangelog(jobConfig("changelog"));
         JobID jobId = countsAreExactAfterAFailure(client, jobConfig).jobId;
         assertThat(changelogDir().resolve(jobId.toString()))
                 .as("Flink's changelog of the job")
@@ -122,13 +115,8 @@ class ExactlyOnceJobTest {
     }
 
     private static Configuration jobConfig(String run) {
-        Configuration jobConfig =
-                CountingJob.jobConfig(tmp.resolve(run + "-checkpoints").toUri().toString());
-        jobConfig.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        jobConfig.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        jobConfig.set(
-                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        return jobConfig;
+        return CountingJob.withRestarts(
+                CountingJob.jobConfig(tmp.resolve(run + "-checkpoints").toUri().toString()));
     }
 
     private static Run countsAreExactAfterAFailure(

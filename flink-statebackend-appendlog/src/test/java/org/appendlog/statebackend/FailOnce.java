@@ -8,18 +8,24 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Passes records through and throws once per test, mid-stream: only after a checkpoint that
  * covers at least {@code recordsBeforeCheckpoint} records of this subtask has completed, and
  * {@code recordsAfterCheckpoint} records later, so the restore has real state to bring back and
- * real records to replay.
+ * real records to replay. Counts, for the test, the records that passed through it (all subtasks
+ * and attempts), those each checkpoint covers and where it failed.
  */
 public class FailOnce extends RichMapFunction<Long, Long>
         implements CheckpointedFunction, CheckpointListener {
 
     private static final AtomicBoolean FAILED = new AtomicBoolean();
+    private static final AtomicLong FAILED_AT = new AtomicLong();
+    private static final AtomicLong PASSED = new AtomicLong();
+    private static final Map<Long, Long> COVERED = new ConcurrentHashMap<>();
 
     private final long recordsBeforeCheckpoint;
     private final long recordsAfterCheckpoint;
@@ -31,6 +37,14 @@ public class FailOnce extends RichMapFunction<Long, Long>
     public FailOnce(long recordsBeforeCheckpoint, long recordsAfterCheckpoint) {
         this.recordsBeforeCheckpoint = recordsBeforeCheckpoint;
         this.recordsAfterCheckpoint = recordsAfterCheckpoint;
+    }
+
+    /**
+     * Passes every record through and never fails (no checkpoint covers that many records): the
+     * same operator in a job that must not fail, so that its graph stays that of the failing one.
+     */
+    public static FailOnce never() {
+        return new FailOnce(Long.MAX_VALUE, 0);
     }
 
     @Override
@@ -45,15 +59,18 @@ public class FailOnce extends RichMapFunction<Long, Long>
         if (armedAt >= 0
                 && processed >= armedAt + recordsAfterCheckpoint
                 && FAILED.compareAndSet(false, true)) {
+            FAILED_AT.set(processed);
             throw new IllegalStateException(
                     "Failure injected by the test after " + processed + " records");
         }
+        PASSED.incrementAndGet();
         return value;
     }
 
     @Override
     public void snapshotState(FunctionSnapshotContext context) {
         processedAtCheckpoint.put(context.getCheckpointId(), processed);
+        COVERED.merge(context.getCheckpointId(), processed, Long::sum);
     }
 
     @Override
@@ -68,7 +85,28 @@ public class FailOnce extends RichMapFunction<Long, Long>
         return FAILED.get();
     }
 
+    /** The failing subtask's count of records, the one it failed at included; 0 before. */
+    static long failedAtRecord() {
+        return FAILED_AT.get();
+    }
+
+    /** Records passed on (not the one failed at), by all subtasks and attempts since the reset. */
+    static long passedRecords() {
+        return PASSED.get();
+    }
+
+    /**
+     * The records that checkpoint or savepoint {@code checkpointId} covers, of all subtasks (those
+     * each counted when it took its snapshot); null if none took one.
+     */
+    static Long coveredBy(long checkpointId) {
+        return COVERED.get(checkpointId);
+    }
+
     static void reset() {
         FAILED.set(false);
+        FAILED_AT.set(0);
+        PASSED.set(0);
+        COVERED.clear();
     }
 }

@@ -18,6 +18,7 @@ import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -99,6 +100,32 @@ final class MiniClusterJobs {
             }
             Thread.sleep(20);
         }
+    }
+
+    /**
+     * Takes a savepoint of {@code format} of the running job, and tries again if one fails: a
+     * source that finishes while the savepoint is triggered fails that savepoint ("checkpoint
+     * request for unknown task"), not the job, as it would fail a stop-with-savepoint.
+     */
+    static String savepoint(
+            ClusterClient<?> client, JobID jobId, String savepointDir, SavepointFormatType format)
+            throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return client.triggerSavepoint(jobId, savepointDir, format)
+                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (attempt == 3 || client.getJobStatus(jobId).get() != JobStatus.RUNNING) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Cancels the job and waits until it ended. */
+    static void cancel(ClusterClient<?> client, JobID jobId) throws Exception {
+        client.cancel(jobId).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        client.requestJobResult(jobId).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     static String stopWithSavepoint(

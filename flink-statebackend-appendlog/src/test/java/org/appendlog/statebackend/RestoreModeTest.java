@@ -325,9 +325,7 @@ class RestoreModeTest {
     /** Cancels the job and returns its latest retained checkpoint, found on disk. */
     private Path cancelAndFindRetainedCheckpoint(ClusterClient<?> client, JobID jobId)
             throws Exception {
-        client.cancel(jobId).get(MiniClusterJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        client.requestJobResult(jobId)
-                .get(MiniClusterJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        MiniClusterJobs.cancel(client, jobId);
         List<Path> retained = checkpointsOf(jobId);
         assertThat(retained).as("retained checkpoints of %s", jobId).isNotEmpty();
         return retained.get(retained.size() - 1);
