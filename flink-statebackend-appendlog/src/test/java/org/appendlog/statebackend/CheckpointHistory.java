@@ -119,6 +119,18 @@ final class CheckpointHistory {
                                         "restored checkpoint " + id + " not in " + history));
     }
 
+    /** How many completed checkpoints were unaligned, their most in-flight bytes, the history. */
+    String summary() {
+        List<Checkpoint> completed = completed();
+        return completed.stream().filter(Checkpoint::isUnaligned).count()
+                + " of "
+                + completed.size()
+                + " completed checkpoints unaligned, persisted_data up to "
+                + completed.stream().mapToLong(c -> c.persistedData).max().orElse(0)
+                + " bytes; history "
+                + history;
+    }
+
     @Override
     public String toString() {
         return history.toString();

@@ -149,9 +149,11 @@ class ExactlyOnceJobTest {
 
         CheckpointHistory checkpoints = CheckpointHistory.of(client, run.jobId);
         System.out.printf(
-                "unaligned: restored %s covering %d records in keyed state, %d in flight;"
-                        + " checkpoints: %s%n",
-                checkpoints.restored(), run.restoredInState, run.restoredInFlight, checkpoints);
+                "unaligned: restored %s covering %d records in keyed state, %d in flight; %s%n",
+                checkpoints.restored(),
+                run.restoredInState,
+                run.restoredInFlight,
+                checkpoints.summary());
         assertThat(checkpoints.completed())
                 .as("completed checkpoints (Flink's REST API) that were unaligned and persisted"
                         + " in-flight data")
