@@ -2,8 +2,10 @@ package org.appendlog.cec;
 
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecWindows;
 
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -12,10 +14,15 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.typeutils.GenericTypeInfo;
 import org.apache.flink.api.java.typeutils.runtime.kryo.JavaSerializer;
+import org.apache.flink.client.program.rest.RestClusterClient;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.Test;
@@ -28,8 +35,10 @@ import java.io.File;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -41,7 +50,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A windowed word count with failures injected at random points, before the CEC operator (in the
  * source's chain) and after it (while it forwards results). The RESULT tuples in the persisted
- * stream must equal those of a failure-free run: none lost, none duplicated.
+ * stream must equal those of a failure-free run: none lost, none duplicated. Also with unaligned
+ * checkpoints under backpressure, where the restored checkpoints hold word events and the
+ * operator's own tuples in flight: Flink's REST API shows the restored checkpoint unaligned with
+ * persisted in-flight bytes, and after the last restore the tasks behind the operator receive, of
+ * every kind, more tuples than it emits: those the checkpoint held in flight.
  */
 class CecExactlyOnceUnderFailuresTest {
 
@@ -49,8 +62,10 @@ class CecExactlyOnceUnderFailuresTest {
     private static final int WORDS = 40;
     private static final long MILLIS_PER_EVENT = 3;
 
+    /** Its REST API keeps the statistics of 1 000 checkpoints per job (10 by default). */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = CecMiniCluster.withFourSlots();
+    static final MiniClusterExtension MINI_CLUSTER =
+            CecMiniCluster.withFourSlots(new Configuration().set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1_000));
 
     @TempDir static File tmp;
 
@@ -60,6 +75,8 @@ class CecExactlyOnceUnderFailuresTest {
     static final Set<String> PENDING_FAILURES = ConcurrentHashMap.newKeySet();
     static final AtomicInteger FAILURES = new AtomicInteger();
     static final AtomicInteger RESULTS_SEEN = new AtomicInteger();
+    /** Tuples per "emitted|received:attempt:kind": what the CEC subtasks emitted, what slowed tasks received. */
+    static final Map<String, LongAdder> TUPLES = new ConcurrentHashMap<>();
 
     /** Runs once, on the shared MiniCluster (which is wired to the environment per test). */
     private static void failureFreeRun() throws Exception {
@@ -68,7 +85,7 @@ class CecExactlyOnceUnderFailuresTest {
         }
         PENDING_FAILURES.clear();
         File dir = new File(tmp, "baseline");
-        failureFreeResults = persistedResults(dir, runJob(dir, new WordCountJob.Count()));
+        failureFreeResults = persistedResults(dir, runJob(dir, new WordCountJob.Count(), false).type);
         // Every event lies in 4 sliding windows and every window fires by the end of input.
         long total = failureFreeResults.stream().mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf('|') + 1))).sum();
         assertThat(total).isEqualTo(EVENTS * 4);
@@ -77,7 +94,60 @@ class CecExactlyOnceUnderFailuresTest {
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {11, 23, 37})
     void persistedResultsAreExactlyOnce(long seed) throws Exception {
-        persistedResultsAreExactlyOnce(seed, new WordCountJob.Count(), new File(tmp, "seed-" + seed));
+        persistedResultsAreExactlyOnce(seed, new WordCountJob.Count(), new File(tmp, "seed-" + seed), false);
+    }
+
+    /**
+     * Unaligned checkpoints (from the start, no aligned phase) under backpressure: every tuple the
+     * CEC operator emits crosses the network to slowed tasks, so its OPEN, CHECK and RESULT tuples,
+     * also the CHECKs written before a barrier, wait in the network behind the barriers, and the
+     * word events wait before the operator; the checkpoints persist both as channel state, and a
+     * restore sends them on again.
+     */
+    @Test
+    void persistedResultsAreExactlyOnceWithUnalignedCheckpoints(@InjectClusterClient RestClusterClient<?> client)
+            throws Exception {
+        File dir = new File(tmp, "unaligned");
+        JobID jobId = persistedResultsAreExactlyOnce(11, new WordCountJob.Count(), dir, true);
+
+        CheckpointHistory checkpoints = CheckpointHistory.of(client, jobId);
+        Map<CecRecordKind, Long> inFlight = tuplesRestoredInFlight();
+        System.out.printf("unaligned: restored %s holding in flight %s tuples of the CEC operator; %s%n",
+                checkpoints.restored(), inFlight, checkpoints.summary());
+        assertThat(checkpoints.completed())
+                .as("completed checkpoints (Flink's REST API) that were unaligned and persisted in-flight data")
+                .anyMatch(c -> c.isUnaligned() && c.persistedData > 0);
+        CheckpointHistory.Checkpoint restored = checkpoints.restored();
+        assertThat(restored.isUnaligned()).as("the last restored checkpoint %s is unaligned", restored).isTrue();
+        assertThat(restored.persistedData)
+                .as("in-flight bytes the last restored checkpoint %s persisted", restored)
+                .isPositive();
+        assertThat(inFlight)
+                .as("tuples of the CEC operator that the last restored checkpoint held in flight, per kind")
+                .containsOnlyKeys(CecRecordKind.values())
+                .allSatisfy((kind, n) -> assertThat(n).as("%s tuples", kind).isPositive());
+    }
+
+    /**
+     * Per kind, the tuples of the CEC operator that the slowed tasks of the last attempt received
+     * beyond those its CEC subtasks emitted: the restored checkpoint held them in flight.
+     */
+    private static Map<CecRecordKind, Long> tuplesRestoredInFlight() {
+        int last = FAILURES.get();
+        assertThat(TUPLES.keySet())
+                .as("tallies (every failure restarted every task)")
+                .allMatch(key -> Integer.parseInt(key.split(":")[1]) <= last)
+                .anyMatch(key -> key.startsWith("received:" + last + ":"));
+        Map<CecRecordKind, Long> inFlight = new TreeMap<>();
+        for (CecRecordKind kind : CecRecordKind.values()) {
+            inFlight.put(kind, tally("received", last, kind) - tally("emitted", last, kind));
+        }
+        return inFlight;
+    }
+
+    private static long tally(String where, int attempt, CecRecordKind kind) {
+        LongAdder n = TUPLES.get(where + ":" + attempt + ":" + kind);
+        return n == null ? 0 : n.sum();
     }
 
     /**
@@ -87,24 +157,27 @@ class CecExactlyOnceUnderFailuresTest {
     @Test
     void anAccumulatorThatNeedsARegisteredKryoSerializerIsRestored() throws Exception {
         assertThat(TypeInformation.of(LongAdder.class)).isInstanceOf(GenericTypeInfo.class);
-        persistedResultsAreExactlyOnce(11, new AdderCount(), new File(tmp, "kryo"));
+        persistedResultsAreExactlyOnce(11, new AdderCount(), new File(tmp, "kryo"), false);
     }
 
-    private static <ACC> void persistedResultsAreExactlyOnce(
-            long seed, AggregateFunction<Tuple2<String, Long>, ACC, Long> count, File dir) throws Exception {
+    /** Runs the job with three failures from {@code seed} and checks its persisted RESULTs; returns its id. */
+    private static <ACC> JobID persistedResultsAreExactlyOnce(
+            long seed, AggregateFunction<Tuple2<String, Long>, ACC, Long> count, File dir,
+            boolean unalignedUnderBackpressure) throws Exception {
         failureFreeRun();
         Random random = new Random(seed);
         PENDING_FAILURES.clear();
         FAILURES.set(0);
         RESULTS_SEEN.set(0);
+        TUPLES.clear();
         PENDING_FAILURES.add("source:" + (2_000 + random.nextInt((int) EVENTS / 2)));
         PENDING_FAILURES.add("source:" + (EVENTS / 2 + random.nextInt((int) EVENTS / 2 - 2_000)));
         PENDING_FAILURES.add("result:" + (500 + random.nextInt(3_000)));
 
-        TypeInformation<CecRecord<String, TimeWindow, ACC, Long>> type = runJob(dir, count);
+        Run<ACC> run = runJob(dir, count, unalignedUnderBackpressure);
 
         assertThat(FAILURES.get()).as("injected failures that fired").isEqualTo(3);
-        List<String> results = persistedResults(dir, type);
+        List<String> results = persistedResults(dir, run.type);
         assertThat(results).as("no duplicates").doesNotHaveDuplicates();
         assertThat(results).as("same results as the failure-free run").isEqualTo(failureFreeResults);
         // Each restore continued the stream in new segment files; the failed attempts' files stay as they were.
@@ -112,12 +185,33 @@ class CecExactlyOnceUnderFailuresTest {
             long segments = files.filter(p -> p.getFileName().toString().endsWith(".log")).count();
             assertThat(segments).as("segments of 2 subtasks over 4 attempts").isGreaterThanOrEqualTo(2 * 4);
         }
+        return run.jobId;
     }
 
-    /** Runs the word count with {@code count}; returns the type of the CEC operator's output. */
-    private static <ACC> TypeInformation<CecRecord<String, TimeWindow, ACC, Long>> runJob(
-            File dir, AggregateFunction<Tuple2<String, Long>, ACC, Long> count) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    /** A finished job and the type of its CEC operator's output. */
+    private static final class Run<ACC> {
+        final JobID jobId;
+        final TypeInformation<CecRecord<String, TimeWindow, ACC, Long>> type;
+
+        Run(JobID jobId, TypeInformation<CecRecord<String, TimeWindow, ACC, Long>> type) {
+            this.jobId = jobId;
+            this.type = type;
+        }
+    }
+
+    /**
+     * Runs the word count with {@code count}; {@code unalignedUnderBackpressure}: with unaligned
+     * checkpoints, and the CEC operator's output sent over the network to slowed tasks.
+     */
+    private static <ACC> Run<ACC> runJob(
+            File dir, AggregateFunction<Tuple2<String, Long>, ACC, Long> count, boolean unalignedUnderBackpressure)
+            throws Exception {
+        Configuration config = new Configuration();
+        if (unalignedUnderBackpressure) {
+            config.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+            config.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ZERO);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);
         env.enableCheckpointing(150);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(10, 50));
@@ -135,11 +229,28 @@ class CecExactlyOnceUnderFailuresTest {
                                         .slowThreshold(Duration.ofMillis(200))
                                         .maxWindowsPerShot(50)
                                         .build());
-        CecWindows.results(counts).map(new FailAtResult<>()).addSink(new DiscardingSink<>());
+        DataStream<CecRecord<String, TimeWindow, ACC, Long>> forwarded = counts;
+        if (unalignedUnderBackpressure) {
+            // Tallied as the CEC subtasks emit them (chained to them), every tuple crosses the network to
+            // tasks that tally them and sleep 1 ms every 2 (under 2 000 tuples a second each): fewer than
+            // the operator emits from the source's 15 000 events a second.
+            forwarded =
+                    counts.map(new Tally<>("emitted"))
+                            .returns(counts.getType())
+                            .name("tally emitted")
+                            .rebalance()
+                            .map(new Tally<>("received"))
+                            .returns(counts.getType())
+                            .name("tally received")
+                            .map(new SlowDown<>(2, 1))
+                            .returns(counts.getType())
+                            .name("slow down");
+        }
+        CecWindows.results(forwarded).map(new FailAtResult<>()).addSink(new DiscardingSink<>());
         // After aggregate(): a job's serializer configuration is complete only when it is executed.
         registerAdderSerializer(env);
-        env.execute("cec word count with failures");
-        return counts.getType();
+        JobID jobId = env.execute("cec word count with failures").getJobID();
+        return new Run<>(jobId, counts.getType());
     }
 
     private static void registerAdderSerializer(StreamExecutionEnvironment env) {
@@ -177,6 +288,22 @@ class CecExactlyOnceUnderFailuresTest {
         public String map(CecRecord<String, TimeWindow, ACC, Long> r) {
             maybeFail("result:" + RESULTS_SEEN.incrementAndGet());
             return r.toString();
+        }
+    }
+
+    /** Counts the tuples it passes in {@link #TUPLES}, per attempt and kind. */
+    static final class Tally<R extends CecRecord<?, ?, ?, ?>> extends RichMapFunction<R, R> {
+        private final String where;
+
+        Tally(String where) {
+            this.where = where;
+        }
+
+        @Override
+        public R map(R r) {
+            String key = where + ":" + getRuntimeContext().getTaskInfo().getAttemptNumber() + ":" + r.getKind();
+            TUPLES.computeIfAbsent(key, k -> new LongAdder()).increment();
+            return r;
         }
     }
 

@@ -17,8 +17,14 @@ final class CecMiniCluster {
     private CecMiniCluster() {}
 
     static MiniClusterExtension withFourSlots() {
+        return withFourSlots(new Configuration());
+    }
+
+    /** The mini cluster with the cluster configuration {@code config}. */
+    static MiniClusterExtension withFourSlots(Configuration config) {
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()
+                        .setConfiguration(config)
                         .setNumberTaskManagers(1)
                         .setNumberSlotsPerTaskManager(4)
                         .build());

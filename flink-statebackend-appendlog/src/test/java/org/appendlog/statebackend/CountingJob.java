@@ -25,8 +25,8 @@ import java.util.TreeMap;
  * The workload of the job-level tests: the numbers 0 .. records-1 from a rate-limited,
  * checkpointed source (so a restore replays exactly what the checkpoint had not yet covered), keyed
  * by {@code n % KEYS}, counted per key in keyed {@code ValueState<Long>} ({@link PerKeyCounter}),
- * every new count sent to {@link CollectingSink}. Operators carry uids, so savepoints and
- * checkpoints restore into the job at any parallelism.
+ * every new count sent to {@link CollectingSink} (through a {@link SlowDown} if the job has one).
+ * Operators carry uids, so savepoints and checkpoints restore into the job at any parallelism.
  */
 final class CountingJob {
 
@@ -37,20 +37,34 @@ final class CountingJob {
     private final long records;
     private final double recordsPerSecond;
     @Nullable private final FailOnce failure;
+    @Nullable private final SlowDown<CountUpdate> slowDown;
 
     CountingJob(long records, double recordsPerSecond) {
-        this(records, recordsPerSecond, null);
+        this(records, recordsPerSecond, null, null);
     }
 
-    private CountingJob(long records, double recordsPerSecond, @Nullable FailOnce failure) {
+    private CountingJob(
+            long records,
+            double recordsPerSecond,
+            @Nullable FailOnce failure,
+            @Nullable SlowDown<CountUpdate> slowDown) {
         this.records = records;
         this.recordsPerSecond = recordsPerSecond;
         this.failure = failure;
+        this.slowDown = slowDown;
     }
 
     /** The same job with {@code failure} right after the source. */
     CountingJob failingWith(FailOnce failure) {
-        return new CountingJob(records, recordsPerSecond, failure);
+        return new CountingJob(records, recordsPerSecond, failure, slowDown);
+    }
+
+    /**
+     * The same job with {@code slowDown} chained to the counting operator, before the sink: the
+     * counting tasks fall behind the source, so records wait in the network between them.
+     */
+    CountingJob slowedDownBy(SlowDown<CountUpdate> slowDown) {
+        return new CountingJob(records, recordsPerSecond, failure, slowDown);
     }
 
     long records() {
@@ -149,11 +163,15 @@ final class CountingJob {
         if (failure != null) {
             numbers = numbers.map(failure).uid("fail-once").name("fail-once");
         }
-        numbers.keyBy(n -> (int) (n % KEYS), Types.INT)
-                .process(new PerKeyCounter())
-                .uid("count-per-key")
-                .name("count-per-key")
-                .addSink(new CollectingSink())
+        DataStream<CountUpdate> counts =
+                numbers.keyBy(n -> (int) (n % KEYS), Types.INT)
+                        .process(new PerKeyCounter())
+                        .uid("count-per-key")
+                        .name("count-per-key");
+        if (slowDown != null) {
+            counts = counts.map(slowDown).uid("slow-down").name("slow-down");
+        }
+        counts.addSink(new CollectingSink())
                 .uid("collect")
                 .name("collect");
 

@@ -2,9 +2,11 @@ package org.appendlog.statebackend;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.test.junit5.InjectClusterClient;
@@ -19,6 +21,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,12 +32,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A job counting per key on the append-log backend, selected through the cluster configuration
  * as flink-conf.yaml would, with local recovery on, fails once mid-stream and still ends with
- * exact counts; also with Flink's changelog backend wrapping it, and with checkpoint file merging.
+ * exact counts; also with Flink's changelog backend wrapping it, with checkpoint file merging, and
+ * with unaligned checkpoints under backpressure, where the restored checkpoint also holds records
+ * in flight (Flink's REST API shows the checkpoints unaligned, with persisted in-flight bytes).
+ *
+ * <p>Every run also splits the records its restored checkpoint covered: the restored keyed state
+ * holds those the restarted counting tasks did not count, and the records they counted beyond
+ * what the restored sources emitted came from the checkpoint's channel state (none for aligned
+ * checkpoints).
  */
 class ExactlyOnceJobTest {
 
     private static final int PARALLELISM = 2;
     private static final CountingJob JOB = new CountingJob(50_000, 10_000);
+
+    /**
+     * A job whose counting tasks fall behind its source: each of them sleeps 1 ms every 2 records
+     * (under 2 000 records a second), while the source offers 5 000 a second. The records in
+     * between wait in the network, more with every second, but the source keeps its own pace, so
+     * that it is still emitting when the failure, which waits for a checkpoint, comes.
+     */
+    private static final CountingJob BACKPRESSURED_JOB =
+            new CountingJob(12_000, 5_000).slowedDownBy(new SlowDown<>(2, 1));
 
     @TempDir static Path tmp;
 
@@ -56,6 +75,8 @@ class ExactlyOnceJobTest {
         config.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
         config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
         CountingJob.withChangelogStorage(config, changelogDir().toUri().toString());
+        // The REST API keeps the statistics of this many checkpoints per job (10 by default).
+        config.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1_000);
         return METRICS.addToConfiguration(config);
     }
 
@@ -103,14 +124,58 @@ class ExactlyOnceJobTest {
                 .anyMatch(f -> f.contains("merging-checkpoints/" + run.jobId + "/taskowned/"));
     }
 
-    /** A finished run: the job and the files (relative to {@link #tmp}) seen while it ran. */
+    /**
+     * Unaligned checkpoints, from the start of every checkpoint (no aligned phase), under
+     * backpressure: the barriers overtake the records waiting in the network between the sources
+     * and the slowed counting tasks, and the checkpoint persists those records as channel state,
+     * which the restore replays into the restored counts.
+     */
+    @Test
+    void countsAreExactAfterAFailureWithUnalignedCheckpoints(
+            @InjectClusterClient RestClusterClient<?> client) throws Exception {
+        Configuration jobConfig = jobConfig("unaligned");
+        jobConfig.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        jobConfig.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ZERO);
+        Run run = countsAreExactAfterAFailure(client, BACKPRESSURED_JOB, jobConfig);
+        assertThat(run.restoredInState)
+                .as("records the restored keyed state covered")
+                .isPositive();
+
+        CheckpointHistory checkpoints = CheckpointHistory.of(client, run.jobId);
+        System.out.printf(
+                "unaligned: restored %s covering %d records in keyed state, %d in flight; %s%n",
+                checkpoints.restored(),
+                run.restoredInState,
+                run.restoredInFlight,
+                checkpoints.summary());
+        assertThat(checkpoints.completed())
+                .as("completed checkpoints (Flink's REST API) that were unaligned and persisted"
+                        + " in-flight data")
+                .anyMatch(c -> c.isUnaligned() && c.persistedData > 0);
+        CheckpointHistory.Checkpoint restored = checkpoints.restored();
+        assertThat(restored.isUnaligned())
+                .as("the restored checkpoint %s is unaligned", restored)
+                .isTrue();
+        assertThat(restored.persistedData)
+                .as("in-flight bytes the restored checkpoint %s persisted", restored)
+                .isPositive();
+    }
+
+    /**
+     * A finished run: the job, the files (relative to {@link #tmp}) seen while it ran, and the
+     * records its restored checkpoint covered, in keyed state and in flight.
+     */
     private static final class Run {
         final JobID jobId;
         final Set<String> filesSeen;
+        final long restoredInState;
+        final long restoredInFlight;
 
-        Run(JobID jobId, Set<String> filesSeen) {
+        Run(JobID jobId, Set<String> filesSeen, long restoredInState, long restoredInFlight) {
             this.jobId = jobId;
             this.filesSeen = filesSeen;
+            this.restoredInState = restoredInState;
+            this.restoredInFlight = restoredInFlight;
         }
     }
 
@@ -121,13 +186,18 @@ class ExactlyOnceJobTest {
 
     private static Run countsAreExactAfterAFailure(
             ClusterClient<?> client, Configuration jobConfig) throws Exception {
+        return countsAreExactAfterAFailure(client, JOB, jobConfig);
+    }
+
+    private static Run countsAreExactAfterAFailure(
+            ClusterClient<?> client, CountingJob job, Configuration jobConfig) throws Exception {
         FailOnce.reset();
         EmittedCounts.take();
-        long perSubtask = JOB.records() / PARALLELISM;
+        long perSubtask = job.records() / PARALLELISM;
         JobID jobId =
                 MiniClusterJobs.submit(
                         client,
-                        JOB.failingWith(new FailOnce(perSubtask / 4, perSubtask / 10))
+                        job.failingWith(new FailOnce(perSubtask / 4, perSubtask / 10))
                                 .jobGraph(jobConfig, PARALLELISM, SavepointRestoreSettings.none()));
         Set<String> filesSeen = new TreeSet<>();
         long deadline = System.nanoTime() + MiniClusterJobs.TIMEOUT.toNanos();
@@ -157,18 +227,37 @@ class ExactlyOnceJobTest {
                         assertThat(count)
                                 .as("restored count of key %d", key)
                                 .isLessThanOrEqualTo(beforeFailure.get(key)));
-        assertThat(restored.values().stream().mapToLong(Long::longValue).sum())
+        assertThat(emitted.maxPerKey())
+                .as("final count of every key")
+                .isEqualTo(job.expectedCounts());
+
+        // Every record was counted once: the restarted counting tasks counted what the restored
+        // sources emitted after the checkpoint and what the checkpoint held in flight between
+        // them, if anything; the restored keyed state holds the rest.
+        long countedAfterRestore = emitted.ofAttempt(1).size();
+        long inFlight = countedAfterRestore - FailOnce.passed(1);
+        long inState = job.records() - countedAfterRestore;
+        assertThat(inState + inFlight)
                 .as("records covered by the restored checkpoint (at least the failing subtask's"
                         + " %d before the checkpoint the failure waited for)", perSubtask / 4)
                 .isGreaterThanOrEqualTo(perSubtask / 4);
-
-        assertThat(emitted.maxPerKey())
-                .as("final count of every key")
-                .isEqualTo(JOB.expectedCounts());
+        if (jobConfig.get(CheckpointingOptions.ENABLE_UNALIGNED)) {
+            assertThat(inFlight)
+                    .as("records the restored checkpoint held in flight (the restarted counting"
+                            + " tasks counted %d, the restored sources emitted %d)",
+                            countedAfterRestore, FailOnce.passed(1))
+                    .isPositive();
+        } else {
+            assertThat(inFlight)
+                    .as("records restored in flight by an aligned checkpoint (the restarted"
+                            + " counting tasks counted %d, the restored sources emitted %d)",
+                            countedAfterRestore, FailOnce.passed(1))
+                    .isZero();
+        }
         assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, "restoreBytesRead", 1))
                 .as("log bytes the restarted backends read (the appendlog.restoreBytesRead metric)")
                 .isPositive();
-        return new Run(jobId, filesSeen);
+        return new Run(jobId, filesSeen, inState, inFlight);
     }
 
     /**

@@ -11,20 +11,22 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Passes records through and throws once per test, mid-stream: only after a checkpoint that
  * covers at least {@code recordsBeforeCheckpoint} records of this subtask has completed, and
  * {@code recordsAfterCheckpoint} records later, so the restore has real state to bring back and
- * real records to replay. Counts, for the test, the records that passed through it (all subtasks
- * and attempts), those each checkpoint covers and where it failed.
+ * real records to replay. Counts, for the test, the records that passed through it per attempt
+ * (those of the attempt after the restore are what the restored sources emitted after the
+ * checkpoint), those each checkpoint covers and where it failed.
  */
 public class FailOnce extends RichMapFunction<Long, Long>
         implements CheckpointedFunction, CheckpointListener {
 
     private static final AtomicBoolean FAILED = new AtomicBoolean();
     private static final AtomicLong FAILED_AT = new AtomicLong();
-    private static final AtomicLong PASSED = new AtomicLong();
+    private static final Map<Integer, LongAdder> PASSED_PER_ATTEMPT = new ConcurrentHashMap<>();
     private static final Map<Long, Long> COVERED = new ConcurrentHashMap<>();
 
     private final long recordsBeforeCheckpoint;
@@ -33,6 +35,7 @@ public class FailOnce extends RichMapFunction<Long, Long>
     private transient long processed;
     private transient Map<Long, Long> processedAtCheckpoint;
     private transient long armedAt;
+    private transient LongAdder passedThisAttempt;
 
     public FailOnce(long recordsBeforeCheckpoint, long recordsAfterCheckpoint) {
         this.recordsBeforeCheckpoint = recordsBeforeCheckpoint;
@@ -51,6 +54,9 @@ public class FailOnce extends RichMapFunction<Long, Long>
     public void initializeState(FunctionInitializationContext context) {
         processedAtCheckpoint = new HashMap<>();
         armedAt = -1;
+        passedThisAttempt =
+                PASSED_PER_ATTEMPT.computeIfAbsent(
+                        getRuntimeContext().getTaskInfo().getAttemptNumber(), a -> new LongAdder());
     }
 
     @Override
@@ -63,7 +69,7 @@ public class FailOnce extends RichMapFunction<Long, Long>
             throw new IllegalStateException(
                     "Failure injected by the test after " + processed + " records");
         }
-        PASSED.incrementAndGet();
+        passedThisAttempt.increment();
         return value;
     }
 
@@ -92,7 +98,13 @@ public class FailOnce extends RichMapFunction<Long, Long>
 
     /** Records passed on (not the one failed at), by all subtasks and attempts since the reset. */
     static long passedRecords() {
-        return PASSED.get();
+        return PASSED_PER_ATTEMPT.values().stream().mapToLong(LongAdder::sum).sum();
+    }
+
+    /** The records that subtasks of attempt {@code attempt} passed on, since the last reset. */
+    static long passed(int attempt) {
+        LongAdder passed = PASSED_PER_ATTEMPT.get(attempt);
+        return passed == null ? 0 : passed.sum();
     }
 
     /**
@@ -106,7 +118,7 @@ public class FailOnce extends RichMapFunction<Long, Long>
     static void reset() {
         FAILED.set(false);
         FAILED_AT.set(0);
-        PASSED.set(0);
+        PASSED_PER_ATTEMPT.clear();
         COVERED.clear();
     }
 }

@@ -1,0 +1,29 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.api.common.functions.MapFunction;
+
+/**
+ * Passes records through and sleeps {@code millis} after every {@code every} records of its
+ * subtask: placed after a network exchange, it backpressures the exchange, so that buffers wait in
+ * the network and an unaligned checkpoint persists them.
+ */
+public class SlowDown<T> implements MapFunction<T, T> {
+
+    private final int every;
+    private final long millis;
+
+    private transient long passed;
+
+    public SlowDown(int every, long millis) {
+        this.every = every;
+        this.millis = millis;
+    }
+
+    @Override
+    public T map(T value) throws InterruptedException {
+        if (++passed % every == 0) {
+            Thread.sleep(millis);
+        }
+        return value;
+    }
+}
