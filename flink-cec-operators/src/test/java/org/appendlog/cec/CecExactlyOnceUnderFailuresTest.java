@@ -4,6 +4,8 @@ import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecWindows;
+import org.appendlog.testing.CheckpointHistory;
+import org.appendlog.testing.SlowDown;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.AggregateFunction;

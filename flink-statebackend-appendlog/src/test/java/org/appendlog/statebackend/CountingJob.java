@@ -1,5 +1,7 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.testing.SlowDown;
+
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;

@@ -1,5 +1,8 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.testing.CheckpointHistory;
+import org.appendlog.testing.SlowDown;
+
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.client.program.rest.RestClusterClient;

@@ -1,4 +1,4 @@
-package org.appendlog.cec;
+package org.appendlog.testing;
 
 import org.apache.flink.api.common.functions.MapFunction;
 

@@ -1,4 +1,4 @@
-package org.appendlog.statebackend;
+package org.appendlog.testing;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.rest.RestClusterClient;
@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -22,21 +23,22 @@ import java.util.stream.Collectors;
  * {@link CheckpointingStatisticsHeaders} describes): the history, newest first, and the checkpoint
  * the job last restored from. The JSON is read as such: the REST message classes keep {@code
  * persisted_data} to themselves. The history holds the latest {@link
- * WebOptions#CHECKPOINTS_HISTORY_SIZE} checkpoints (10 unless the cluster sets it).
+ * WebOptions#CHECKPOINTS_HISTORY_SIZE} checkpoints (10 unless the cluster sets it). Shared with
+ * the other modules' tests through this module's test jar.
  */
-final class CheckpointHistory {
+public final class CheckpointHistory {
 
     /** One checkpoint of the history. */
-    static final class Checkpoint {
-        final long id;
-        final String status;
+    public static final class Checkpoint {
+        public final long id;
+        public final String status;
         /**
          * {@code UNALIGNED_CHECKPOINT} when a subtask took its snapshot unaligned, else {@code
          * CHECKPOINT} (or a savepoint's type).
          */
-        final String type;
+        public final String type;
         /** Bytes of in-flight data (channel state) that the checkpoint persisted. */
-        final long persistedData;
+        public final long persistedData;
 
         Checkpoint(long id, String status, String type, long persistedData) {
             this.id = id;
@@ -45,11 +47,11 @@ final class CheckpointHistory {
             this.persistedData = persistedData;
         }
 
-        boolean isCompleted() {
+        public boolean isCompleted() {
             return "COMPLETED".equals(status);
         }
 
-        boolean isUnaligned() {
+        public boolean isUnaligned() {
             return "UNALIGNED_CHECKPOINT".equals(type);
         }
 
@@ -68,14 +70,14 @@ final class CheckpointHistory {
     }
 
     /** Asks the cluster's REST endpoint, which also answers for a job that ended. */
-    static CheckpointHistory of(RestClusterClient<?> client, JobID jobId) throws Exception {
+    public static CheckpointHistory of(RestClusterClient<?> client, JobID jobId) throws Exception {
         String path =
                 CheckpointingStatisticsHeaders.getInstance()
                         .getTargetRestEndpointURL()
                         .replace(":jobid", jobId.toString());
         HttpRequest request =
                 HttpRequest.newBuilder(URI.create(client.getWebInterfaceURL() + path))
-                        .timeout(MiniClusterJobs.TIMEOUT)
+                        .timeout(Duration.ofMinutes(1))
                         .build();
         HttpResponse<String> response =
                 HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
@@ -102,12 +104,12 @@ final class CheckpointHistory {
     }
 
     /** The completed checkpoints of the history, newest first. */
-    List<Checkpoint> completed() {
+    public List<Checkpoint> completed() {
         return history.stream().filter(Checkpoint::isCompleted).collect(Collectors.toList());
     }
 
     /** The checkpoint the job last restored from; fails if none or the history lost it. */
-    Checkpoint restored() {
+    public Checkpoint restored() {
         long id =
                 restoredId.orElseThrow(() -> new AssertionError("the job restored no checkpoint"));
         return history.stream()
@@ -120,7 +122,7 @@ final class CheckpointHistory {
     }
 
     /** How many completed checkpoints were unaligned, their most in-flight bytes, the history. */
-    String summary() {
+    public String summary() {
         List<Checkpoint> completed = completed();
         return completed.stream().filter(Checkpoint::isUnaligned).count()
                 + " of "
