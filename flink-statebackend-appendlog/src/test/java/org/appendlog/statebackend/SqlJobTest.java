@@ -322,8 +322,8 @@ class SqlJobTest {
     }
 
     /**
-     * The queries on appendlog at parallelism 2, a savepoint of {@code format} taken mid-stream
-     * and the job cancelled, then resumed from it at parallelism 3 and, from the same savepoint
+     * The queries on appendlog at parallelism 2, a savepoint of {@code format} taken while the main
+     * input holds after a third of its records and the job cancelled, then resumed from it at parallelism 3 and, from the same savepoint
      * again, at 1 (same operator ids and max parallelism, checked on the job graphs): each
      * resumed job reads exactly the input the savepoint had not covered (the rate-limited generator
      * is checkpointed), restores every sink's view (operator state at parallelism 1) and ends with
@@ -356,14 +356,27 @@ class SqlJobTest {
 
         FailOnce.reset();
         MaterializingSink.reset();
+        PausingInput.reset();
+        // The main input holds after a third of its records, until the job is cancelled: the
+        // savepoint is taken mid-stream however slow the machine, and the job cannot end first.
         JobID first =
                 MiniClusterJobs.submit(
-                        client, jobGraph(config, false, PARALLELISM, FailOnce.never()));
+                        client,
+                        jobGraph(
+                                config,
+                                false,
+                                PARALLELISM,
+                                FailOnce.never(),
+                                PausingInput.source(
+                                        RECORDS,
+                                        RECORDS_PER_SECOND,
+                                        RECORDS / 3,
+                                        MiniClusterJobs.TIMEOUT)));
         MiniClusterJobs.awaitWhileRunning(
                 client,
                 first,
                 "a third of the input",
-                () -> FailOnce.passedRecords() >= RECORDS / 3);
+                () -> PausingInput.paused() && FailOnce.passedRecords() == RECORDS / 3);
         // A savepoint, then a cancel, rather than stop-with-savepoint: the dim source finishes
         // during the run, and a source that finishes just as a savepoint is triggered fails that
         // savepoint ("checkpoint request for unknown task"). A failed stop-with-savepoint failed
@@ -374,8 +387,8 @@ class SqlJobTest {
         MiniClusterJobs.cancel(client, first);
         Long covered = FailOnce.coveredBy(SnapshotMetadata.load(savepoint).checkpointId());
         assertThat(covered)
-                .as("input records the savepoint covers (it must be taken mid-stream)")
-                .isBetween(RECORDS / 3, RECORDS - 1);
+                .as("input records the savepoint covers: those before the input held")
+                .isEqualTo(RECORDS / 3);
 
         for (int parallelism : RESCALED) {
             FailOnce.reset();
@@ -460,6 +473,25 @@ class SqlJobTest {
      */
     private static JobGraph jobGraph(
             Configuration jobConfig, boolean miniBatchAndTtl, int parallelism, FailOnce failure) {
+        return jobGraph(
+                jobConfig,
+                miniBatchAndTtl,
+                parallelism,
+                failure,
+                new DataGeneratorSource<>(
+                        n -> n,
+                        RECORDS,
+                        RateLimiterStrategy.perSecond(RECORDS_PER_SECOND),
+                        Types.LONG));
+    }
+
+    /** The same job with {@code input} as the main input, the numbers 0 .. {@link #RECORDS}-1. */
+    private static JobGraph jobGraph(
+            Configuration jobConfig,
+            boolean miniBatchAndTtl,
+            int parallelism,
+            FailOnce failure,
+            DataGeneratorSource<Long> input) {
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(jobConfig);
         env.setParallelism(parallelism);
         env.setMaxParallelism(CountingJob.MAX_PARALLELISM);
@@ -479,15 +511,8 @@ class SqlJobTest {
 
         // One reader: the timestamps rise across the whole input, so windows close all along
         // (and their state turns over) rather than at the end of a second reader's range.
-        DataStream<Row> input =
-                env.fromSource(
-                                new DataGeneratorSource<>(
-                                        n -> n,
-                                        RECORDS,
-                                        RateLimiterStrategy.perSecond(RECORDS_PER_SECOND),
-                                        Types.LONG),
-                                WatermarkStrategy.noWatermarks(),
-                                "input")
+        DataStream<Row> rows =
+                env.fromSource(input, WatermarkStrategy.noWatermarks(), "input")
                         .setParallelism(1)
                         .uid("input")
                         .map(failure)
@@ -501,7 +526,7 @@ class SqlJobTest {
         tableEnv.createTemporaryView(
                 "input",
                 tableEnv.fromDataStream(
-                        input,
+                        rows,
                         Schema.newBuilder()
                                 .columnByExpression("rt", "TO_TIMESTAMP_LTZ(ts, 3)")
                                 .watermark("rt", "rt - INTERVAL '1' SECOND")

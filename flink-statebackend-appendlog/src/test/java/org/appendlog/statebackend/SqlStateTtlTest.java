@@ -4,11 +4,8 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiter;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -30,11 +27,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.appendlog.statebackend.MaterializingSink.add;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -148,7 +140,8 @@ class SqlStateTtlTest {
 
         DataStream<Row> input =
                 env.fromSource(
-                                PausingInput.source(),
+                                PausingInput.source(
+                                        RECORDS, RECORDS_PER_SECOND, PHASE_1, PAUSE),
                                 WatermarkStrategy.noWatermarks(),
                                 "input")
                         .setParallelism(1)
@@ -216,63 +209,5 @@ class SqlStateTtlTest {
         tables.put(EXPIRING, expiring);
         tables.put(KEPT, kept);
         return tables;
-    }
-
-    /**
-     * The numbers 0 .. {@link #RECORDS}-1 at {@link #RECORDS_PER_SECOND}, from a checkpointed
-     * generator (a restore continues where its checkpoint was), pausing once, for {@link #PAUSE},
-     * before number {@link #PHASE_1}. The pause is the rate limiter's: the reader is unavailable
-     * rather than its task blocked, so checkpoints complete during it. Once per test: the restored
-     * reader does not pause again.
-     */
-    private static final class PausingInput {
-
-        /** The numbers generated so far by the current reader: the next one to come. */
-        private static final AtomicLong NEXT = new AtomicLong();
-
-        private static final AtomicBoolean PAUSED = new AtomicBoolean();
-
-        static void reset() {
-            NEXT.set(0);
-            PAUSED.set(false);
-        }
-
-        static boolean paused() {
-            return PAUSED.get();
-        }
-
-        static DataGeneratorSource<Long> source() {
-            return new DataGeneratorSource<>(
-                    n -> {
-                        NEXT.set(n + 1);
-                        return n;
-                    },
-                    RECORDS,
-                    parallelism -> new PausingRateLimiter(RECORDS_PER_SECOND / parallelism),
-                    Types.LONG);
-        }
-
-        /**
-         * Called before each number is generated (the rate-limited reader acquires a permit, then
-         * polls one number): the permit before number {@link #PHASE_1} comes after the pause.
-         */
-        private static final class PausingRateLimiter implements RateLimiter {
-            private final RateLimiter rate;
-
-            PausingRateLimiter(double perSecond) {
-                this.rate = RateLimiterStrategy.perSecond(perSecond).createRateLimiter(1);
-            }
-
-            @Override
-            public CompletionStage<Void> acquire() {
-                if (NEXT.get() == PHASE_1 && PAUSED.compareAndSet(false, true)) {
-                    return CompletableFuture.runAsync(
-                            () -> {},
-                            CompletableFuture.delayedExecutor(
-                                    PAUSE.toMillis(), TimeUnit.MILLISECONDS));
-                }
-                return rate.acquire();
-            }
-        }
     }
 }

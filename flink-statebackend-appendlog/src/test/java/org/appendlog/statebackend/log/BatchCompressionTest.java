@@ -121,21 +121,29 @@ class BatchCompressionTest {
                 Pattern.compile("offset (\\d+) \\(an LZ4 block: the record starts at byte (\\d+)"
                         + " of its (\\d+) uncompressed bytes\\)");
         Map<Integer, Integer> blockOfKeyGroup = new HashMap<>();
+        // Per key group, where its next record starts among the uncompressed bytes, and their count.
+        Map<Integer, Integer> nextByte = new HashMap<>();
+        Map<Integer, Integer> uncompressed = new HashMap<>();
         forEachRecord(
                 compressed,
                 (kg, cursor) -> {
                     Matcher matcher = position.matcher(cursor.position());
                     assertThat(matcher.matches()).as(cursor.position()).isTrue();
                     int block = Integer.parseInt(matcher.group(1));
+                    int length = Integer.parseInt(matcher.group(3));
                     assertThat(blockOfKeyGroup.computeIfAbsent(kg, k -> block)).isEqualTo(block);
                     assertThat(ByteBuffer.wrap(file, block, 4).getInt())
                             .as("the uncompressed length at the block's offset")
-                            .isEqualTo(Integer.parseInt(matcher.group(3)));
+                            .isEqualTo(length);
                     assertThat(Integer.parseInt(matcher.group(2)))
-                            .isLessThan(Integer.parseInt(matcher.group(3)));
+                            .as("the record's byte in its block")
+                            .isEqualTo(nextByte.getOrDefault(kg, 0));
+                    nextByte.put(kg, nextByte.getOrDefault(kg, 0) + cursor.encodedLength());
+                    uncompressed.put(kg, length);
                 });
         assertThat(blockOfKeyGroup).hasSize(16);
         assertThat(new HashSet<>(blockOfKeyGroup.values())).hasSize(16);
+        assertThat(nextByte).as("each block's records end at its end").isEqualTo(uncompressed);
     }
 
     /**
