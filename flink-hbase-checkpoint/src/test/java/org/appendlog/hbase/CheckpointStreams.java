@@ -7,9 +7,11 @@ import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.InputChannelStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.OperatorStateHandle;
+import org.apache.flink.runtime.state.ResultSubpartitionStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
@@ -22,7 +24,8 @@ import java.util.TreeMap;
 /**
  * The HBase streams a completed checkpoint needs, read from its {@code _metadata} with Flink's own
  * reader: stream key to length, its metadata stream included. What must stay in the table while
- * the checkpoint is retained, and nothing more.
+ * the checkpoint is retained, and nothing more. For unaligned checkpoints, {@link #inFlight} names
+ * the streams of their in-flight data.
  */
 final class CheckpointStreams {
 
@@ -30,17 +33,8 @@ final class CheckpointStreams {
 
     static Map<String, Long> of(CompletedCheckpointStorageLocation checkpoint) throws IOException {
         Map<String, Long> streams = new TreeMap<>();
-        StreamStateHandle metadataHandle = checkpoint.getMetadataHandle();
-        add(streams, metadataHandle);
-        CheckpointMetadata metadata;
-        try (DataInputStream in = new DataInputStream(metadataHandle.openInputStream())) {
-            metadata =
-                    Checkpoints.loadCheckpointMetadata(
-                            in,
-                            CheckpointStreams.class.getClassLoader(),
-                            checkpoint.getExternalPointer());
-        }
-        for (OperatorState operator : metadata.getOperatorStates()) {
+        add(streams, checkpoint.getMetadataHandle());
+        for (OperatorState operator : metadata(checkpoint).getOperatorStates()) {
             add(streams, operator.getCoordinatorState());
             for (OperatorSubtaskState subtask : operator.getStates()) {
                 if (!subtask.getInputChannelState().isEmpty()
@@ -62,6 +56,53 @@ final class CheckpointStreams {
             }
         }
         return streams;
+    }
+
+    /**
+     * The streams that hold a checkpoint's in-flight data (channel state of unaligned
+     * checkpoints: the input channels' and the result subpartitions' buffers of every subtask),
+     * each once although several subtasks may share one: by name ({@code hbase://} path of a
+     * stream in rows, or the name of an inline handle), the handle Flink restores them from.
+     */
+    static Map<String, StreamStateHandle> inFlight(CompletedCheckpointStorageLocation checkpoint)
+            throws IOException {
+        Map<String, StreamStateHandle> streams = new TreeMap<>();
+        for (OperatorState operator : metadata(checkpoint).getOperatorStates()) {
+            for (OperatorSubtaskState subtask : operator.getStates()) {
+                for (InputChannelStateHandle handle : subtask.getInputChannelState()) {
+                    addInFlight(streams, handle.getDelegate());
+                }
+                for (ResultSubpartitionStateHandle handle : subtask.getResultSubpartitionState()) {
+                    addInFlight(streams, handle.getDelegate());
+                }
+            }
+        }
+        return streams;
+    }
+
+    private static void addInFlight(Map<String, StreamStateHandle> streams, StreamStateHandle handle) {
+        String name =
+                handle instanceof FileStateHandle
+                        ? ((FileStateHandle) handle).getFilePath().toString()
+                        : handle instanceof ByteStreamStateHandle
+                                ? ((ByteStreamStateHandle) handle).getHandleName()
+                                : handle.toString();
+        streams.put(name, handle);
+    }
+
+    /** Reads the checkpoint's {@code _metadata} with Flink's own reader. */
+    private static CheckpointMetadata metadata(CompletedCheckpointStorageLocation checkpoint)
+            throws IOException {
+        try (DataInputStream in =
+                new DataInputStream(checkpoint.getMetadataHandle().openInputStream())) {
+            return Checkpoints.loadCheckpointMetadata(
+                    in, CheckpointStreams.class.getClassLoader(), checkpoint.getExternalPointer());
+        }
+    }
+
+    /** The row key of a stream of the HBase storage (its {@code hbase://} path without table). */
+    static String streamKey(FileStateHandle handle) {
+        return handle.getFilePath().toUri().getPath().substring(1);
     }
 
     private static void addKeyed(Map<String, Long> streams, KeyedStateHandle handle) {
@@ -91,7 +132,6 @@ final class CheckpointStreams {
                         ((FileStateHandle) handle).getFilePath().toUri().getScheme())) {
             throw new IllegalStateException("Not a stream of the HBase storage: " + handle);
         }
-        String key = ((FileStateHandle) handle).getFilePath().toUri().getPath().substring(1);
-        streams.put(key, handle.getStateSize());
+        streams.put(streamKey((FileStateHandle) handle), handle.getStateSize());
     }
 }

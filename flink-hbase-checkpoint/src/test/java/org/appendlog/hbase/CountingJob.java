@@ -10,10 +10,15 @@ import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.apache.flink.util.Collector;
+
+import org.appendlog.testing.SlowDown;
+
+import javax.annotation.Nullable;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +30,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * numbers {@code 0..n-1} are counted per key {@code n % KEYS}; the sink keeps the highest count
  * seen per key, so lost state shows as a too-low and replayed-but-not-restored state as a
  * too-high final count. The static fields work because the MiniCluster runs in the test JVM.
+ *
+ * <p>Per attempt (0 before the first failure), it also counts the records that passed the
+ * failing map, right after the source, and those the counting tasks counted: after a restore, the
+ * counting tasks count what the restored sources emit anew plus what the restored checkpoint held
+ * in flight between them (channel state of unaligned checkpoints).
  */
 final class CountingJob {
 
@@ -33,6 +43,8 @@ final class CountingJob {
     static final Map<Long, Long> MAX_COUNT_PER_KEY = new ConcurrentHashMap<>();
     static final AtomicLong RECORDS_COUNTED = new AtomicLong();
     static final AtomicInteger FAILURES_THROWN = new AtomicInteger();
+    static final Map<Integer, AtomicLong> PASSED_PER_ATTEMPT = new ConcurrentHashMap<>();
+    static final Map<Integer, AtomicLong> COUNTED_PER_ATTEMPT = new ConcurrentHashMap<>();
 
     private CountingJob() {}
 
@@ -40,6 +52,24 @@ final class CountingJob {
         MAX_COUNT_PER_KEY.clear();
         RECORDS_COUNTED.set(0);
         FAILURES_THROWN.set(0);
+        PASSED_PER_ATTEMPT.clear();
+        COUNTED_PER_ATTEMPT.clear();
+    }
+
+    /** Records that passed the failing map (right after the source) in {@code attempt}. */
+    static long passed(int attempt) {
+        AtomicLong passed = PASSED_PER_ATTEMPT.get(attempt);
+        return passed == null ? 0 : passed.get();
+    }
+
+    /** Records the counting tasks counted in {@code attempt}. */
+    static long counted(int attempt) {
+        AtomicLong counted = COUNTED_PER_ATTEMPT.get(attempt);
+        return counted == null ? 0 : counted.get();
+    }
+
+    private static void increment(Map<Integer, AtomicLong> perAttempt, int attempt) {
+        perAttempt.computeIfAbsent(attempt, a -> new AtomicLong()).incrementAndGet();
     }
 
     /**
@@ -48,7 +78,22 @@ final class CountingJob {
      */
     static void build(
             StreamExecutionEnvironment env, long records, double recordsPerSecond, long failAfterRecordsPerSubtask) {
-        env.fromSource(
+        build(env, records, recordsPerSecond, failAfterRecordsPerSubtask, null);
+    }
+
+    /**
+     * @param slowDown if not null, chained to the counting operator, before the sink: the counting
+     *     tasks fall behind the source, so records wait in the network exchange between them
+     *     (backpressure), which unaligned checkpoints persist as channel state
+     */
+    static void build(
+            StreamExecutionEnvironment env,
+            long records,
+            double recordsPerSecond,
+            long failAfterRecordsPerSubtask,
+            @Nullable SlowDown<Tuple2<Long, Long>> slowDown) {
+        DataStream<Tuple2<Long, Long>> counts =
+                env.fromSource(
                         new DataGeneratorSource<>(
                                 i -> i, records, RateLimiterStrategy.perSecond(recordsPerSecond), Types.LONG),
                         WatermarkStrategy.noWatermarks(),
@@ -58,9 +103,11 @@ final class CountingJob {
                 .uid("fail-once")
                 .keyBy(n -> n % KEYS)
                 .process(new CountPerKey())
-                .uid("count")
-                .addSink(new MaxCountSink())
-                .uid("sink");
+                .uid("count");
+        if (slowDown != null) {
+            counts = counts.map(slowDown).uid("slow-down").name("slow-down");
+        }
+        counts.addSink(new MaxCountSink()).uid("sink");
     }
 
     /** Every key gets {@code records / KEYS} numbers. */
@@ -91,6 +138,7 @@ final class CountingJob {
                 FAILURES_THROWN.incrementAndGet();
                 throw new IllegalStateException("Failure injected mid-stream after " + seen + " records");
             }
+            increment(PASSED_PER_ATTEMPT, getRuntimeContext().getTaskInfo().getAttemptNumber());
             return value;
         }
 
@@ -114,6 +162,7 @@ final class CountingJob {
             long next = (count.value() == null ? 0 : count.value()) + 1;
             count.update(next);
             RECORDS_COUNTED.incrementAndGet();
+            increment(COUNTED_PER_ATTEMPT, getRuntimeContext().getTaskInfo().getAttemptNumber());
             out.collect(Tuple2.of(ctx.getCurrentKey(), next));
         }
     }

@@ -1,7 +1,11 @@
 package org.appendlog.hbase;
 
+import org.appendlog.testing.CheckpointHistory;
+import org.appendlog.testing.SlowDown;
+
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
@@ -9,13 +13,18 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
+import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.testutils.CommonTestUtils;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.function.SupplierWithException;
@@ -33,13 +42,24 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Flink jobs checkpointing to a real HBase: failover, retained checkpoints, cleanup, savepoints. */
+/**
+ * Flink jobs checkpointing to a real HBase: failover, retained checkpoints, cleanup, savepoints,
+ * and unaligned checkpoints under backpressure, whose in-flight data (channel state) every task
+ * writes through the storage's stream factory as rows and the restore reads back.
+ *
+ * <p>One HBase mini cluster and one Flink mini cluster serve all cases. The Flink cluster's REST
+ * API keeps 1 000 checkpoints of a job's history, so that the unaligned case can check the type
+ * and the persisted in-flight bytes of every checkpoint and of the restored one there
+ * ({@code CheckpointHistory} and {@code SlowDown} come from the appendlog backend's test jar).
+ */
 class HBaseCheckpointStorageJobITCase {
 
     @RegisterExtension
@@ -53,10 +73,19 @@ class HBaseCheckpointStorageJobITCase {
                     new MiniClusterResourceConfiguration.Builder()
                             .setNumberTaskManagers(1)
                             .setNumberSlotsPerTaskManager(2)
+                            .setConfiguration(clusterConfig())
                             .build());
 
     private static final String TABLE = "jobs_it";
     private static final int PARALLELISM = 2;
+    private static final String APPENDLOG = "org.appendlog.statebackend.AppendLogStateBackendFactory";
+
+    /** The REST API keeps the statistics of this many checkpoints per job (10 by default). */
+    private static Configuration clusterConfig() {
+        Configuration config = new Configuration();
+        config.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1_000);
+        return config;
+    }
 
     /**
      * The keyed state backends the storage must work with, as values of {@code state.backend.type}.
@@ -64,8 +93,12 @@ class HBaseCheckpointStorageJobITCase {
      * with flink-statebackend-appendlog as a test dependency.
      */
     static Stream<String> stateBackends() {
-        return Stream.of(
-                "hashmap", "rocksdb", "org.appendlog.statebackend.AppendLogStateBackendFactory");
+        return Stream.of("hashmap", "rocksdb", APPENDLOG);
+    }
+
+    /** The unaligned case runs on the project's backend and, as a baseline, on {@code hashmap}. */
+    static Stream<String> unalignedStateBackends() {
+        return Stream.of("hashmap", APPENDLOG);
     }
 
     @BeforeEach
@@ -138,6 +171,151 @@ class HBaseCheckpointStorageJobITCase {
         assertThat(CountingJob.MAX_COUNT_PER_KEY).isEqualTo(CountingJob.expectedCounts(records));
         assertThat(completedCheckpoints(cluster, job)).isGreaterThanOrEqualTo(3);
         // Subsumed checkpoints were deleted on the way, the last ones when the job finished.
+        // Discarding runs asynchronously after the job reached FINISHED.
+        waitUntil(() -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).isEmpty());
+    }
+
+    /**
+     * Unaligned checkpoints from the start of every checkpoint (aligned-checkpoint-timeout 0)
+     * under backpressure: the counting tasks, behind the network exchange of the {@code keyBy},
+     * sleep 1 ms per record (under 1 000 records a second each) while the sources offer 3 000 a
+     * second, so records wait in the network and every checkpoint's barriers overtake them. Each
+     * task writes those buffers (channel state) through the storage's stream factory; they are far
+     * larger than the 64 byte inline threshold, so they become rows, and the restore after the
+     * failure reads them back into the counting tasks.
+     *
+     * <p>Every completed checkpoint is retained until the job ends, so that the restored one's
+     * in-flight streams can be read from its metadata and compared with the table while the
+     * restarted job runs; the job's end must still delete them all. Flink's REST API must show
+     * the restored and other completed checkpoints unaligned with persisted in-flight bytes, more
+     * than the sources emit between two output flushes (so a backlog had built up), and the
+     * restarted counting tasks must count records beyond those the restored sources emitted: the
+     * ones restored from the rows.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("unalignedStateBackends")
+    void unalignedCheckpointsUnderBackpressureKeepInFlightDataInRowsAndRestoreIt(
+            String backend,
+            @InjectMiniCluster MiniCluster cluster,
+            @InjectClusterClient RestClusterClient<?> rest)
+            throws Exception {
+        long records = 6_000;
+        Configuration conf = jobConfig(backend);
+        conf.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        conf.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ZERO);
+        conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1_000);
+        StreamExecutionEnvironment env = environment(conf);
+        CountingJob.build(env, records, 3_000, records / PARALLELISM / 3, new SlowDown<>(1, 1));
+
+        JobClient client = env.executeAsync("unaligned on " + backend);
+        JobID job = client.getJobID();
+        HBaseCheckpointStorage storage =
+                new HBaseCheckpointStorageFactory()
+                        .createFromConfig(conf, getClass().getClassLoader());
+        // Once the job restored a checkpoint, and while it still runs: the streams that its
+        // metadata names for the in-flight data, and the bytes of the checkpoint's chunk rows.
+        AtomicReference<RestoredCheckpointStats> restoredStats = new AtomicReference<>();
+        AtomicReference<Map<String, StreamStateHandle>> inFlight = new AtomicReference<>();
+        AtomicReference<Map<String, Long>> rowBytes = new AtomicReference<>();
+        waitUntil(
+                () -> {
+                    if (client.getJobStatus().get().isTerminalState()) {
+                        return true;
+                    }
+                    RestoredCheckpointStats restored =
+                            cluster.getExecutionGraph(job)
+                                    .get()
+                                    .getCheckpointStatsSnapshot()
+                                    .getLatestRestoredCheckpoint();
+                    if (restored == null) {
+                        return false;
+                    }
+                    restoredStats.set(restored);
+                    inFlight.set(
+                            CheckpointStreams.inFlight(
+                                    storage.resolveCheckpoint(restored.getExternalPath())));
+                    rowBytes.set(
+                            TableRows.streamBytes(
+                                    hbase(), TABLE, job + "/chk-" + restored.getCheckpointId() + "/"));
+                    return true;
+                });
+        client.getJobExecutionResult().get();
+
+        assertThat(CountingJob.FAILURES_THROWN.get()).isGreaterThanOrEqualTo(1);
+        assertThat(CountingJob.COUNTED_PER_ATTEMPT.keySet())
+                .as("one failure, one restart, and the restore itself did not fail")
+                .containsExactlyInAnyOrder(0, 1);
+        assertThat(CountingJob.MAX_COUNT_PER_KEY).isEqualTo(CountingJob.expectedCounts(records));
+        assertThat(restoredStats.get())
+                .as("the job restored a checkpoint and still ran when its streams were read")
+                .isNotNull();
+        // The restarted counting tasks counted what the restored sources emitted anew and what
+        // the restored checkpoint held in flight between them; the restored keyed state the rest.
+        long countedAfterRestore = CountingJob.counted(1);
+        long restoredInFlight = countedAfterRestore - CountingJob.passed(1);
+        long restoredInState = records - countedAfterRestore;
+        long inFlightBytes =
+                inFlight.get().values().stream().mapToLong(StreamStateHandle::getStateSize).sum();
+
+        CheckpointHistory checkpoints = CheckpointHistory.of(rest, job);
+        CheckpointHistory.Checkpoint restored = checkpoints.restored();
+        System.out.printf(
+                "unaligned on %s: restored %s covering %d records in keyed state, %d in flight;"
+                        + " its in-flight streams %s (%d bytes), its chunk rows %s; %s%n",
+                backend,
+                restored,
+                restoredInState,
+                restoredInFlight,
+                inFlight.get(),
+                inFlightBytes,
+                rowBytes.get(),
+                checkpoints.summary());
+
+        assertThat(checkpoints.completed())
+                .as("completed checkpoints (Flink's REST API) that were unaligned and persisted"
+                        + " in-flight data")
+                .anyMatch(c -> c.isUnaligned() && c.persistedData > 0);
+        // Without a backlog, the in-flight data is at most what the sources emit between two
+        // flushes of their output (buffer timeout 100 ms): 3 000 records a second of 21 bytes
+        // each (length, tag, timestamp, value) make about 6 KB. More shows the backpressure.
+        assertThat(checkpoints.completed().stream().mapToLong(c -> c.persistedData).max().orElse(0))
+                .as("most in-flight bytes of a completed checkpoint, with the counting tasks"
+                        + " backpressuring the sources")
+                .isGreaterThan(16 * 1024);
+        assertThat(restored.isUnaligned())
+                .as("the restored checkpoint %s is unaligned", restored)
+                .isTrue();
+        assertThat(restored.persistedData)
+                .as("in-flight bytes the restored checkpoint %s persisted", restored)
+                .isPositive();
+        assertThat(restoredInFlight)
+                .as("records the restored checkpoint held in flight (the restarted counting tasks"
+                                + " counted %d, the restored sources emitted %d)",
+                        countedAfterRestore, CountingJob.passed(1))
+                .isPositive();
+
+        // The checkpoint read while the job ran is the one Flink reports as restored, and its
+        // in-flight data, all the bytes Flink reports, is in HBase rows: each stream that holds
+        // it is an hbase:// stream whose chunk rows hold exactly its length.
+        assertThat(restoredStats.get().getCheckpointId()).isEqualTo(restored.id);
+        assertThat(restoredStats.get().getExternalPath())
+                .isEqualTo("hbase://" + TABLE + "/" + job + "/chk-" + restored.id);
+        assertThat(inFlight.get()).as("in-flight streams of the restored checkpoint").isNotEmpty();
+        assertThat(inFlightBytes)
+                .as("bytes of the restored checkpoint's in-flight streams")
+                .isGreaterThanOrEqualTo(restored.persistedData);
+        for (StreamStateHandle stream : inFlight.get().values()) {
+            assertThat(stream)
+                    .as("in-flight stream of %d bytes (inline threshold 64 bytes)",
+                            stream.getStateSize())
+                    .isInstanceOf(FileStateHandle.class);
+            FileStateHandle inRows = (FileStateHandle) stream;
+            assertThat(inRows.getFilePath().toUri().getScheme()).isEqualTo(HBaseCheckpointPointer.SCHEME);
+            assertThat(rowBytes.get().get(CheckpointStreams.streamKey(inRows)))
+                    .as("bytes in the chunk rows of %s", stream)
+                    .isEqualTo(stream.getStateSize());
+        }
+
         // Discarding runs asynchronously after the job reached FINISHED.
         waitUntil(() -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).isEmpty());
     }
