@@ -151,17 +151,7 @@ class ExactlyOnceJobTest {
                 run.restoredInState,
                 run.restoredInFlight,
                 checkpoints.summary());
-        assertThat(checkpoints.completed())
-                .as("completed checkpoints (Flink's REST API) that were unaligned and persisted"
-                        + " in-flight data")
-                .anyMatch(c -> c.isUnaligned() && c.persistedData > 0);
-        CheckpointHistory.Checkpoint restored = checkpoints.restored();
-        assertThat(restored.isUnaligned())
-                .as("the restored checkpoint %s is unaligned", restored)
-                .isTrue();
-        assertThat(restored.persistedData)
-                .as("in-flight bytes the restored checkpoint %s persisted", restored)
-                .isPositive();
+        checkpoints.assertRestoredUnalignedWithInFlightData();
     }
 
     /**

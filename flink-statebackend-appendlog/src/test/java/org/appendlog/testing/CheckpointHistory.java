@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * A job's checkpoints as Flink's REST API reports them ({@code GET /jobs/<id>/checkpoints}, which
  * {@link CheckpointingStatisticsHeaders} describes): the history, newest first, and the checkpoint
@@ -119,6 +121,25 @@ public final class CheckpointHistory {
                         () ->
                                 new AssertionError(
                                         "restored checkpoint " + id + " not in " + history));
+    }
+
+    /**
+     * Asserts that a completed checkpoint and the one the job last restored from were unaligned
+     * and persisted in-flight data; returns the restored one.
+     */
+    public Checkpoint assertRestoredUnalignedWithInFlightData() {
+        assertThat(completed())
+                .as("completed checkpoints (Flink's REST API) that were unaligned and persisted"
+                        + " in-flight data")
+                .anyMatch(c -> c.isUnaligned() && c.persistedData > 0);
+        Checkpoint restored = restored();
+        assertThat(restored.isUnaligned())
+                .as("the restored checkpoint %s is unaligned", restored)
+                .isTrue();
+        assertThat(restored.persistedData)
+                .as("in-flight bytes the restored checkpoint %s persisted", restored)
+                .isPositive();
+        return restored;
     }
 
     /** How many completed checkpoints were unaligned, their most in-flight bytes, the history. */
