@@ -1,5 +1,7 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchCompression;
 
 import org.apache.flink.configuration.Configuration;
@@ -150,6 +152,7 @@ class CompactionTest {
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             last = rewriteEveryKey(harness, 1, 200);
             compactions = harness.backend.compactor() == null ? 0 : passes(harness);
+            assertIndexDescribes(harness, stateBackend, registry, last);
         }
         assertThat(compactions).isPositive();
         try (BackendHarness restored =
@@ -176,7 +179,6 @@ class CompactionTest {
         AppendLogStateBackend stateBackend = backend(true, compression);
         SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last = null;
-        long running;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             // The odd keys, written once, stay live in the runs that compaction copies them to.
             write(harness, 1, 1);
@@ -185,14 +187,8 @@ class CompactionTest {
                 write(harness, c, 2);
                 last = harness.checkpoint(c);
             }
-            harness.awaitCompaction();
-            harness.backend.index().awaitUpdates();
+            assertIndexDescribes(harness, stateBackend, registry, last);
             assertThat(passes(harness)).isPositive();
-            running = harness.backend.index().liveBytes();
-        }
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(last))) {
-            assertThat(running).isEqualTo(restored.backend.index().liveBytes());
         }
     }
 
@@ -231,6 +227,7 @@ class CompactionTest {
                 harness.awaitCompaction();
             }
             compactions = passes(harness);
+            assertIndexDescribes(harness, stateBackend, registry, last);
         }
         assertThat(compactions).isPositive();
         assertThat(expected.size()).isBetween(KEYS + KEYS / 2, 2 * KEYS - 1);
@@ -403,9 +400,12 @@ class CompactionTest {
             harness.complete(id + 1);
             harness.awaitCompaction();
             assertThat(passes(harness)).as("passes over 4's log").isGreaterThan(passesBefore);
+            // The refused run moved nothing: no entry is left pointing at it.
+            assertIndexDescribes(harness, stateBackend, registry, fifth);
             IncrementalRemoteKeyedStateHandle sixth = rewriteEvenKeys(harness, id + 2, 1);
             assertThat(segmentNames(sixth)).noneMatch(name -> name.contains("-run-"));
             last = rewriteEvenKeys(harness, id + 3, 10);
+            assertIndexDescribes(harness, stateBackend, registry, last);
         }
         restoreAndCheck(stateBackend, registry, last, id + 12, id + 1);
     }
@@ -571,6 +571,34 @@ class CompactionTest {
         // The job finishes: its checkpoints are discarded, and with them every segment.
         registry.unregisterUnusedState(Long.MAX_VALUE);
         assertThat(segmentFiles()).isEmpty();
+    }
+
+    /**
+     * The index that {@code live} keeps as it runs describes the log of {@code handle}, its last
+     * completed checkpoint, as the index that a restore of it builds does: the same entries, and
+     * per segment the same bytes of latest records. Compaction judges liveness by it.
+     */
+    private static void assertIndexDescribes(
+            BackendHarness live,
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            IncrementalRemoteKeyedStateHandle handle)
+            throws Exception {
+        live.awaitCompaction();
+        live.backend.index().awaitUpdates();
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+            assertThat(liveBytesBySegment(live.backend.index()))
+                    .isEqualTo(liveBytesBySegment(restored.backend.index()));
+            assertThat(live.backend.index().liveEntries())
+                    .isEqualTo(restored.backend.index().liveEntries());
+        }
+    }
+
+    private static Map<String, Long> liveBytesBySegment(LogIndex index) {
+        return index.segments().stream()
+                .filter(s -> s.liveBytes() != 0)
+                .collect(Collectors.toMap(SegmentStats::segment, SegmentStats::liveBytes));
     }
 
     private static long passes(BackendHarness harness) {

@@ -178,9 +178,7 @@ public final class LogIndex {
                                             + " take the batch's records for dead",
                                     location,
                                     t);
-                            synchronized (updates) {
-                                failedUpdate = t;
-                            }
+                            updateFailed(t);
                         } finally {
                             updateDone();
                         }
@@ -188,6 +186,15 @@ public final class LogIndex {
         } catch (RuntimeException e) {
             updateDone();
             throw e;
+        }
+    }
+
+    /** The index no longer describes the log: every later pass fails at {@link #awaitUpdates}. */
+    private void updateFailed(Throwable t) {
+        synchronized (updates) {
+            if (failedUpdate == null) {
+                failedUpdate = t;
+            }
         }
     }
 
@@ -208,7 +215,7 @@ public final class LogIndex {
                 updates.wait();
             }
             if (failedUpdate != null) {
-                throw new IOException("The state log's index missed a batch", failedUpdate);
+                throw new IOException("The state log's index missed an update", failedUpdate);
             }
         }
     }
@@ -253,20 +260,28 @@ public final class LogIndex {
     }
 
     /**
-     * Compaction copied the value records of {@code run} into segment {@code runSegment}; the
-     * index follows for each entry unless a checkpoint wrote a newer record meanwhile.
+     * Compaction copied the value records of {@code run} into segment {@code runSegment}, and the
+     * log took the run up; the index follows for each entry unless a checkpoint wrote a newer
+     * record meanwhile. Should that fail halfway, compaction stops ({@link #awaitUpdates}): the
+     * entries left behind would point at batches the run replaced, and a pass over the run would
+     * take their records for dead.
      */
     public void moved(BatchBuilder run, SegmentSet compacted, String runSegment)
             throws IOException {
         int id = segmentId(runSegment);
-        forEachRecord(
-                run,
-                (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
-                    if (!tombstone) {
-                        index.moveIfStillIn(
-                                state, bytes, keyOffset, keyLength, compacted, id, length);
-                    }
-                });
+        try {
+            forEachRecord(
+                    run,
+                    (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
+                        if (!tombstone) {
+                            index.moveIfStillIn(
+                                    state, bytes, keyOffset, keyLength, compacted, id, length);
+                        }
+                    });
+        } catch (IOException | RuntimeException | Error e) {
+            updateFailed(e);
+            throw e;
+        }
     }
 
     /** Stops counting segments that no checkpoint of this backend refers to any more. */
