@@ -156,11 +156,18 @@ public final class SegmentedLog implements Closeable {
         return location;
     }
 
-    /** Forgets a run that will never be referenced, and deletes it. */
+    /**
+     * Forgets a run that the log will not take up, and deletes it, unless a checkpoint was given
+     * it: that checkpoint may still complete, and the next ones then list the run again; should
+     * it not, Flink deletes the run with it.
+     */
     public synchronized void discardRun(String segment) {
+        if (referenced(segment)) {
+            return;
+        }
         Path path = ownSegments.remove(segment);
         segmentEnds.remove(segment);
-        if (path != null && !referenced(segment)) {
+        if (path != null) {
             deleteQuietly(path);
         }
     }
