@@ -175,6 +175,11 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         return index;
     }
 
+    /** Whether a compaction result, or a full checkpoint, waits for the next checkpoint. */
+    boolean compactionWaits() {
+        return !snapshotStrategy.mayCompact();
+    }
+
     /** The compactor, or null when compaction is disabled. */
     Compactor compactor() {
         return compactor;

@@ -397,10 +397,10 @@ public final class Compactor implements Closeable {
                         state, cursor.bytes(), cursor.keyOffset(), cursor.keyLength());
     }
 
-    /** Whether the entry's latest record may be in a compacted segment. */
+    /** Whether the index places the entry's latest record in a compacted segment. */
     private boolean latestIn(
             SegmentSet compacted, int kg, int state, byte[] key, int offset, int length) {
-        return index.latestMayBeIn(compacted, kg, state, key, offset, length);
+        return index.latestIn(compacted, kg, state, key, offset, length);
     }
 
     /** Whether a batch that stays may hold a record of key group {@code kg} older than {@code id}. */

@@ -5,6 +5,8 @@ import org.appendlog.statebackend.log.CacheWarmup;
 import org.appendlog.statebackend.log.HashSlots;
 import org.appendlog.statebackend.log.KeyBytes;
 
+import javax.annotation.Nullable;
+
 import java.util.Arrays;
 
 /**
@@ -146,16 +148,45 @@ final class KeyGroupIndex {
         return slot < 0 ? -1 : segmentOf[entryOf(slots[slot])];
     }
 
-    /** Moves the entry to {@code to} unless a newer record has appeared outside {@code from}. */
+    /**
+     * Moves the entry to {@code to} unless a newer record has appeared outside {@code from}; a
+     * move is noted in {@code moves}, if given.
+     */
     synchronized void moveIfStillIn(
-            int state, byte[] key, int offset, int length, SegmentSet from, int to, int record) {
+            int state,
+            byte[] key,
+            int offset,
+            int length,
+            SegmentSet from,
+            int to,
+            int record,
+            @Nullable RunMoves moves) {
         int slot = find(KeyBytes.hash(state, key, offset, length), state, key, offset, length);
         if (slot < 0) {
             return;
         }
         int entry = entryOf(slots[slot]);
         if (from.contains(segmentOf[entry])) {
+            if (moves != null) {
+                moves.add(this, entry, segmentOf[entry], recordLength[entry]);
+            }
             relocate(entry, to, record);
+        }
+    }
+
+    /**
+     * Moves entries {@code entries[start, end)} that still point at {@code run} back to the
+     * segments and record sizes they had. An entry that no longer points at the run had a newer
+     * record indexed, or was removed (its number then belongs to an entry indexed since, which
+     * never points at the run), or the table was cleared.
+     */
+    synchronized void moveBack(
+            int[] entries, int[] segments, int[] records, int start, int end, int run) {
+        for (int i = start; i < end; i++) {
+            int entry = entries[i];
+            if (entry < this.entries && keyLength[entry] != FREE && segmentOf[entry] == run) {
+                relocate(entry, segments[i], records[i]);
+            }
         }
     }
 

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -31,6 +33,11 @@ public final class LogIndex {
     private final KeyGroupIndex[] perKeyGroup;
     private final Segments segments = new Segments();
     private final ConcurrentHashMap<String, SegmentStats> referenced = new ConcurrentHashMap<>();
+    /**
+     * Runs that entries were moved into, by segment number, until a completed checkpoint holds
+     * them or they are dropped ({@link RunMoves}). Guards itself and the runs' states.
+     */
+    private final Map<Integer, RunMoves> openRuns = new HashMap<>();
 
     /** Guards the count of index updates still running, and the first that failed. */
     private final Object updates = new Object();
@@ -220,15 +227,6 @@ public final class LogIndex {
         }
     }
 
-    /**
-     * A compaction run was dropped after compaction had moved entries into it here. Those entries
-     * still point at the run, and their latest records are again where they were before: in
-     * segments of the log, which a later pass may compact.
-     */
-    public void runDropped(String run) {
-        segments.byId(segments.idOf(run)).dropped();
-    }
-
     /** The given segments, for a compaction pass to test records against. */
     public SegmentSet segmentSet(Set<String> names) {
         BitSet ids = new BitSet();
@@ -236,16 +234,10 @@ public final class LogIndex {
         return new SegmentSet(ids);
     }
 
-    /**
-     * Whether the entry's latest record may be in one of {@code segments}: the index places it
-     * there, or in a dropped run (see {@link #runDropped}), so that it may be anywhere. Compaction
-     * copies such a record rather than lose it; should it be an older one, the latest record
-     * still wins on restore by its checkpoint id.
-     */
-    public boolean latestMayBeIn(
+    /** Whether the index places the entry's latest record in one of {@code segments}. */
+    public boolean latestIn(
             SegmentSet in, int keyGroup, int state, byte[] key, int offset, int keyLength) {
-        int latest = of(keyGroup).latestSegment(state, key, offset, keyLength);
-        return in.contains(latest) || (latest >= 0 && segments.byId(latest).isDropped());
+        return in.contains(of(keyGroup).latestSegment(state, key, offset, keyLength));
     }
 
     /** The segment of the entry's latest record, or null if the entry is not live. */
@@ -261,27 +253,90 @@ public final class LogIndex {
 
     /**
      * Compaction copied the value records of {@code run} into segment {@code runSegment}, and the
-     * log took the run up; the index follows for each entry unless a checkpoint wrote a newer
-     * record meanwhile. Should that fail halfway, compaction stops ({@link #awaitUpdates}): the
-     * entries left behind would point at batches the run replaced, and a pass over the run would
-     * take their records for dead.
+     * snapshot strategy took the run; the index follows for each entry unless a checkpoint wrote
+     * a newer record meanwhile. The moves are kept until a completed checkpoint holds the run
+     * ({@link #runTaken}), or the run is dropped ({@link #runDropped}). Should this fail halfway,
+     * compaction stops ({@link #awaitUpdates}): the entries left behind would point at batches
+     * the run replaced, and a pass over the run would take their records for dead.
      */
     public void moved(BatchBuilder run, SegmentSet compacted, String runSegment)
             throws IOException {
         int id = segmentId(runSegment);
+        RunMoves moves;
+        synchronized (openRuns) {
+            moves = openRuns.computeIfAbsent(id, RunMoves::new);
+            if (moves.dropped) {
+                // Dropped before the moves began: the entries are where they belong.
+                openRuns.remove(id);
+                return;
+            }
+            moves.moving = true;
+        }
+        RunMoves recorded = moves.taken ? null : moves;
         try {
             forEachRecord(
                     run,
                     (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
                         if (!tombstone) {
                             index.moveIfStillIn(
-                                    state, bytes, keyOffset, keyLength, compacted, id, length);
+                                    state,
+                                    bytes,
+                                    keyOffset,
+                                    keyLength,
+                                    compacted,
+                                    id,
+                                    length,
+                                    recorded);
                         }
                     });
         } catch (IOException | RuntimeException | Error e) {
             updateFailed(e);
             throw e;
         }
+        synchronized (openRuns) {
+            moves.moving = false;
+            settle(moves);
+        }
+    }
+
+    /** A completed checkpoint holds run {@code run}: the entries moved into it stay there. */
+    public void runTaken(String run) {
+        synchronized (openRuns) {
+            RunMoves moves = openRun(run);
+            moves.taken = true;
+            settle(moves);
+        }
+    }
+
+    /**
+     * The log will never hold run {@code run} (the checkpoint that took it up was aborted or
+     * subsumed): the entries moved into it go back to where their records are, in the batches it
+     * would have replaced.
+     */
+    public void runDropped(String run) {
+        synchronized (openRuns) {
+            RunMoves moves = openRun(run);
+            moves.dropped = true;
+            settle(moves);
+        }
+    }
+
+    private RunMoves openRun(String run) {
+        return openRuns.computeIfAbsent(segmentId(run), RunMoves::new);
+    }
+
+    /** Once the compactor is done moving, applies what became of the run; guarded. */
+    private void settle(RunMoves moves) {
+        if (moves.moving || !(moves.taken || moves.dropped)) {
+            return;
+        }
+        if (moves.dropped) {
+            moves.moveBack();
+            LOG.debug(
+                    "Compaction run {} was dropped; its entries point where they were again",
+                    segments.byId(moves.run).segment());
+        }
+        openRuns.remove(moves.run);
     }
 
     /** Stops counting segments that no checkpoint of this backend refers to any more. */

@@ -12,8 +12,6 @@ public final class SegmentStats {
     private final AtomicLong totalBytes = new AtomicLong();
     private final AtomicLong liveBytes = new AtomicLong();
     private volatile long lastWrite = System.currentTimeMillis();
-    /** A compaction run the log will never refer to (see {@link LogIndex#runDropped}). */
-    private volatile boolean dropped;
 
     SegmentStats(String segment) {
         this.segment = segment;
@@ -51,14 +49,6 @@ public final class SegmentStats {
     public double utilization() {
         long total = totalBytes();
         return total == 0 ? 0 : Math.min(1.0, (double) liveBytes() / total);
-    }
-
-    void dropped() {
-        dropped = true;
-    }
-
-    boolean isDropped() {
-        return dropped;
     }
 
     void added(long bytes) {

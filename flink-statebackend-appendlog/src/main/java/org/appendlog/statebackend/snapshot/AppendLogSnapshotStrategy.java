@@ -98,14 +98,14 @@ public final class AppendLogSnapshotStrategy<K> {
 
     /** Checkpoints written but not yet known to be complete. */
     private final TreeMap<Long, WrittenCheckpoint> written = new TreeMap<>();
+    /**
+     * For each batch of the log that an incremental checkpoint appended: the checkpoint that one
+     * built on ({@link WrittenCheckpoint#builtOn}).
+     */
+    private final Map<String, Long> appendedOn = new HashMap<>();
     /** The last checkpoint known complete, and those aborted since: none of them is remembered. */
     private long lastCompleted = -1;
     private final Set<Long> aborted = new HashSet<>();
-    /**
-     * Accepted compaction results with a run, by the run's key, while the log or a written
-     * checkpoint may refer to the run: compaction moved index entries into it.
-     */
-    private final Map<String, CompactionResult> acceptedRuns = new HashMap<>();
     private List<BatchLocation> base;
     private boolean needsFull;
     /**
@@ -435,9 +435,11 @@ public final class AppendLogSnapshotStrategy<K> {
             case INCREMENTAL:
                 synchronized (writeLock) {
                     List<Capture> toWrite = new ArrayList<>();
+                    long builtOn;
                     synchronized (lock) {
                         confirmed = segmentsOf(base);
                         batches = withCompaction(base, checkpointId);
+                        builtOn = lastCompleted;
                         for (Capture c : pending) {
                             if (c.checkpointId <= checkpointId) {
                                 c.claimed = true;
@@ -468,7 +470,7 @@ public final class AppendLogSnapshotStrategy<K> {
                                 (materialized - start) / 1_000_000,
                                 (System.nanoTime() - materialized) / 1_000_000);
                     }
-                    remember(checkpointId, batches, false, batch, location);
+                    remember(checkpointId, batches, builtOn, false, batch, location);
                 }
                 break;
             case FULL:
@@ -583,7 +585,7 @@ public final class AppendLogSnapshotStrategy<K> {
         long start = System.nanoTime();
         Capture all = captureTables(captured.checkpointId, captured);
         BatchLocation location = log.append(all.records(), confirmed);
-        remember(captured.checkpointId, List.of(location), true, all.records(), location);
+        remember(captured.checkpointId, List.of(location), -1, true, all.records(), location);
         fullBatches.incrementAndGet();
         LOG.debug(
                 "Checkpoint {} appended all {} live records ({} bytes) to state log segment {} at"
@@ -675,6 +677,7 @@ public final class AppendLogSnapshotStrategy<K> {
     private void remember(
             long checkpointId,
             List<BatchLocation> batches,
+            long builtOn,
             boolean full,
             BatchBuilder batch,
             @Nullable BatchLocation location) {
@@ -685,7 +688,11 @@ public final class AppendLogSnapshotStrategy<K> {
             written.put(
                     checkpointId,
                     new WrittenCheckpoint(
-                            batches, full, location == null ? null : batch, location));
+                            batches,
+                            builtOn,
+                            full,
+                            location == null ? null : batch,
+                            location));
         }
     }
 
@@ -735,10 +742,11 @@ public final class AppendLogSnapshotStrategy<K> {
     }
 
     /**
-     * Offers a finished compaction; the next checkpoints use it. Refused, and its run dropped, if
+     * Offers a finished compaction; the next checkpoints use it. Refused, and its run deleted, if
      * the checkpoint the compactor read no longer underlies the log (a full checkpoint, a
      * concurrent pass), or while a full checkpoint is pending: the index then follows the full
-     * batch, so the pass may have taken records of the log it read for dead.
+     * batch, so the pass may have taken records of the log it read for dead. No other pass runs
+     * until a completed checkpoint took the result up or it is dropped.
      */
     public boolean offerCompaction(CompactionResult result) {
         synchronized (lock) {
@@ -746,13 +754,14 @@ public final class AppendLogSnapshotStrategy<K> {
                     || needsFull
                     || !keys(base).containsAll(result.replacedBatches())
                     || completedIntoDuringPass(result)) {
-                drop(result.run());
+                if (result.run() != null) {
+                    log.discardRun(result.run().segment());
+                }
                 return false;
             }
             pendingCompaction = result;
             pendingTakenUpBy = -1;
             if (result.run() != null) {
-                acceptedRuns.put(result.run().key(), result);
                 // Counted from now on, when checkpoints that complete keep it (pruneIndex).
                 index.batchAdded(result.run().segment(), result.run().rawLength());
             }
@@ -802,7 +811,25 @@ public final class AppendLogSnapshotStrategy<K> {
             if (completed == null) {
                 return;
             }
+            if (!indexCanFollow(checkpointId, completed)) {
+                LOG.info(
+                        "Checkpoint {} completed on the log of checkpoint {}, without changes that"
+                                + " the log of checkpoint {} held; the next checkpoint is full, and"
+                                + " compaction waits for it",
+                        checkpointId,
+                        completed.builtOn,
+                        lastCompleted);
+                requireFullCheckpoint();
+                if (pendingCompaction != null) {
+                    // Its pass judged records by the index of the log left behind.
+                    dropCompaction(keys(completed.batches));
+                }
+            }
             base = completed.batches;
+            if (completed.appendedAt != null && !completed.full) {
+                appendedOn.put(completed.appendedAt.key(), completed.builtOn);
+            }
+            appendedOn.keySet().retainAll(keys(base));
             if (completed.appendedAt != null) {
                 // Under the lock, with base: the index counts the segment from now on, and no
                 // compaction pass judges the completed log before the index knows its batch.
@@ -826,9 +853,40 @@ public final class AppendLogSnapshotStrategy<K> {
             if (completed.full && checkpointId >= lastFull) {
                 needsFull = false;
             }
-            settleRuns();
             pruneIndex();
         }
+    }
+
+    /**
+     * Whether the index, which learned the batches of the checkpoints completed so far, follows
+     * the log to {@code completed}'s once it learns that one's batch: every batch of the current
+     * log that {@code completed} lacks is replaced by the compaction it took up, or carries only
+     * changes that its own batch carries again (appended by a checkpoint that built on the same
+     * log as it or a later one). Not so when its asynchronous phase listed an earlier log than a
+     * checkpoint completed since had built on (a completion reached the task after the barrier):
+     * the log then lacks batches or a compaction run that the index follows, and compaction
+     * would take records of the log for dead.
+     */
+    private boolean indexCanFollow(long checkpointId, WrittenCheckpoint completed) {
+        if (completed.full) {
+            return true;
+        }
+        Set<String> next = keys(completed.batches);
+        Set<String> replaced = new HashSet<>();
+        if (pendingCompaction != null && pendingTakenUpBy == checkpointId) {
+            replaced.addAll(pendingCompaction.replacedBatches());
+        }
+        for (BatchLocation batch : base) {
+            String key = batch.key();
+            if (next.contains(key) || replaced.contains(key)) {
+                continue;
+            }
+            Long builtOn = appendedOn.get(key);
+            if (builtOn == null || builtOn < completed.builtOn) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -851,42 +909,23 @@ public final class AppendLogSnapshotStrategy<K> {
     }
 
     /**
-     * A completed checkpoint may build on the log without a run that an earlier one took up (it
-     * was written before that one completed): the entries compaction moved into the run have
-     * their latest records back in the replaced batches, and the index must know, or a later pass
-     * takes those records for dead. A run is followed while a written checkpoint may refer to it.
+     * Forgets the pending compaction. Its run stays if {@code current}, the completed log, holds
+     * it; else it is dropped: deleted unless a checkpoint was given it, and the entries the index
+     * moved into it move back. Should that checkpoint complete all the same (the completed log is
+     * then not one it built on), {@link #indexCanFollow} judges the log it leaves behind.
      */
-    private void settleRuns() {
-        Set<String> current = keys(base);
-        for (Iterator<CompactionResult> it = acceptedRuns.values().iterator(); it.hasNext(); ) {
-            CompactionResult result = it.next();
-            String run = result.run().key();
-            if (result == pendingCompaction || current.contains(run)) {
-                continue;
-            }
-            index.runDropped(result.run().segment());
-            if (written.values().stream().noneMatch(c -> keys(c.batches).contains(run))) {
-                it.remove();
-            }
-        }
-    }
-
-    /** Forgets the pending compaction; its run is dropped unless {@code current} refers to it. */
     private void dropCompaction(Set<String> current) {
         BatchLocation run = pendingCompaction.run();
-        if (run != null && !current.contains(run.key())) {
-            drop(run);
+        if (run != null) {
+            if (current.contains(run.key())) {
+                index.runTaken(run.segment());
+            } else {
+                log.discardRun(run.segment());
+                index.runDropped(run.segment());
+            }
         }
         pendingCompaction = null;
         pendingTakenUpBy = -1;
-    }
-
-    /** A run that the log will never refer to: deleted unless a checkpoint was given it. */
-    private void drop(@Nullable BatchLocation run) {
-        if (run != null) {
-            log.discardRun(run.segment());
-            index.runDropped(run.segment());
-        }
     }
 
     /** The index stops counting segments that no checkpoint of this backend can refer to. */

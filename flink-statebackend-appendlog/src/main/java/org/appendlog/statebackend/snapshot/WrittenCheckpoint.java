@@ -17,6 +17,11 @@ import java.util.List;
 final class WrittenCheckpoint {
 
     final List<BatchLocation> batches;
+    /**
+     * The last checkpoint known complete when it listed its batches: the batch it appended
+     * carries every change since that one's barrier.
+     */
+    final long builtOn;
     /** Whether it appended every live entry rather than the changes. */
     final boolean full;
     /** The batch it appended, or null if it appended none (no changes). */
@@ -25,10 +30,12 @@ final class WrittenCheckpoint {
 
     WrittenCheckpoint(
             List<BatchLocation> batches,
+            long builtOn,
             boolean full,
             @Nullable BatchBuilder appended,
             @Nullable BatchLocation appendedAt) {
         this.batches = batches;
+        this.builtOn = builtOn;
         this.full = full;
         this.appended = appended;
         this.appendedAt = appendedAt;

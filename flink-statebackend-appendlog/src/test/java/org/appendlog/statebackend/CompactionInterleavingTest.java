@@ -1,0 +1,203 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
+import org.apache.flink.runtime.state.SnapshotResult;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.RunnableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Compaction against checkpoints in every order a task sees them: asynchronous phases that end
+ * late, barriers ahead of the last completion, completions that subsume checkpoints never heard
+ * of again, aborts of checkpoints discarded unregistered, full checkpoints. Runs are taken up,
+ * dropped, come back and leave for good at random; whatever happened, the last checkpoint
+ * restores exactly the state its barrier saw.
+ */
+class CompactionInterleavingTest {
+
+    private static final int KEYS = 3_000;
+    private static final int STEPS = 400;
+
+    @TempDir Path logDir;
+
+    /** One checkpoint on its way, from barrier to completion or abandonment. */
+    private static final class Checkpoint {
+        final long id;
+        final Map<Integer, Long> state;
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase;
+        IncrementalRemoteKeyedStateHandle handle;
+
+        Checkpoint(long id, Map<Integer, Long> state) {
+            this.id = id;
+            this.state = state;
+        }
+
+        boolean written() {
+            return asyncPhase == null;
+        }
+
+        /**
+         * Runs the asynchronous phase; the task acknowledges the checkpoint as it ends, unless the
+         * checkpoint was declined meanwhile: then the task discards what it wrote, unregistered.
+         */
+        void write(BackendHarness harness, boolean declined) throws Exception {
+            asyncPhase.run();
+            handle = (IncrementalRemoteKeyedStateHandle) asyncPhase.get().getJobManagerOwnedSnapshot();
+            asyncPhase = null;
+            if (declined) {
+                handle.discardState();
+            } else {
+                harness.acknowledge(handle, id);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+    void theLastCheckpointRestoresWhateverTheOrder(long seed) throws Exception {
+        Configuration config = new Configuration();
+        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
+        config.setString(AppendLogOptions.SEGMENT_SIZE.key(), "32kb");
+        config.setString(AppendLogOptions.COMPACTION_MIN_LAG.key(), "0 ms");
+        config.set(AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO, 0.3);
+        AppendLogStateBackend stateBackend =
+                new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        Random random = new Random(seed);
+        Map<Integer, Long> state = new HashMap<>();
+        List<Checkpoint> open = new ArrayList<>();
+        long nextId = 1;
+        int completions = 0;
+        long fullBatches;
+        Checkpoint last;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (int key = 0; key < KEYS; key++) {
+                harness.put(key, key);
+                state.put(key, (long) key);
+            }
+            for (int step = 0; step < STEPS; step++) {
+                int roll = random.nextInt(100);
+                if (roll < 35) {
+                    for (int i = 0; i < 200; i++) {
+                        int key = random.nextInt(KEYS);
+                        if (random.nextInt(10) < 7) {
+                            long value = (long) key * 10_000 + step;
+                            harness.put(key, value);
+                            state.put(key, value);
+                        } else {
+                            harness.remove(key);
+                            state.remove(key);
+                        }
+                    }
+                } else if (roll < 60) {
+                    Checkpoint c = new Checkpoint(nextId++, new HashMap<>(state));
+                    c.asyncPhase = harness.snapshot(c.id);
+                    if (random.nextBoolean()) {
+                        c.write(harness, false);
+                    }
+                    open.add(c);
+                } else if (roll < 75) {
+                    Checkpoint c = pick(open, random, false);
+                    if (c != null) {
+                        c.write(harness, false);
+                    }
+                } else if (roll < 93) {
+                    Checkpoint c = pick(open, random, true);
+                    if (c != null) {
+                        harness.complete(c.id);
+                        // Every completed checkpoint restores what its barrier saw.
+                        BackendHarness.assertRestores(
+                                stateBackend, registry, c.handle, KEYS, c.state::get);
+                        completions++;
+                        abandonUpTo(harness, open, c.id, random);
+                    }
+                } else {
+                    // Declined by another task: the task hears of it, before or after its
+                    // asynchronous phase ends.
+                    Checkpoint c = open.isEmpty() ? null : open.get(random.nextInt(open.size()));
+                    if (c != null) {
+                        open.remove(c);
+                        harness.backend.notifyCheckpointAborted(c.id);
+                        if (!c.written()) {
+                            c.write(harness, true);
+                        }
+                    }
+                }
+                if (random.nextInt(4) == 0) {
+                    harness.awaitCompaction();
+                }
+            }
+            // The job goes on: one more checkpoint completes, after everything still open.
+            last = new Checkpoint(nextId, new HashMap<>(state));
+            last.asyncPhase = harness.snapshot(last.id);
+            last.write(harness, false);
+            harness.complete(last.id);
+            abandonUpTo(harness, open, last.id, random);
+            // Compaction judged liveness by an index that describes the log exactly.
+            last.handle = harness.assertIndexDescribesTheLog(stateBackend, last.handle);
+            fullBatches = harness.backend.fullBatches();
+        }
+        System.out.printf(
+                "seed %d: %d checkpoints, %d completed, %d full, %d keys%n",
+                seed, nextId, completions + 1, fullBatches, last.state.size());
+        assertThat(completions).isGreaterThan(10);
+        BackendHarness.assertRestores(
+                stateBackend,
+                registry,
+                last.handle,
+                KEYS,
+                key -> last.state.get(key));
+    }
+
+    /** An open checkpoint that can still complete, written or not; null if there is none. */
+    private static Checkpoint pick(List<Checkpoint> open, Random random, boolean written) {
+        List<Checkpoint> candidates = new ArrayList<>();
+        for (Checkpoint c : open) {
+            if (c.written() == written) {
+                candidates.add(c);
+            }
+        }
+        return candidates.isEmpty() ? null : candidates.get(random.nextInt(candidates.size()));
+    }
+
+    /**
+     * Checkpoints up to {@code completed} can no longer complete: some hear of it (aborted), some
+     * never do; the asynchronous phases that end late find no checkpoint to acknowledge, and
+     * what they wrote is discarded unregistered.
+     */
+    private static void abandonUpTo(
+            BackendHarness harness, List<Checkpoint> open, long completed, Random random)
+            throws Exception {
+        List<Checkpoint> abandoned = new ArrayList<>();
+        for (Checkpoint c : open) {
+            if (c.id <= completed) {
+                abandoned.add(c);
+            }
+        }
+        Collections.shuffle(abandoned, random);
+        for (Checkpoint c : abandoned) {
+            open.remove(c);
+            if (c.id != completed && random.nextBoolean()) {
+                harness.backend.notifyCheckpointAborted(c.id);
+            }
+            if (!c.written()) {
+                c.write(harness, true);
+            }
+        }
+    }
+}
