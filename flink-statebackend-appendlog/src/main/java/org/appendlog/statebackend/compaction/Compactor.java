@@ -200,14 +200,11 @@ public final class Compactor implements Closeable {
         if (run.recordCount() > 0) {
             location = log.writeRun(run);
             throttle.acquire(location.length());
+            // Before the offer, so that the offer sees every checkpoint that completed meanwhile.
+            index.moved(run, compacted, location.segment());
         }
         CompactionResult result = new CompactionResult(compactedNames, replaced.keySet(), location);
         boolean taken = taker.test(result);
-        if (taken && location != null) {
-            // Only a taken run moves entries: one refused would leave them pointing at a run the
-            // log never holds. No pass judges liveness before this one ends.
-            index.moved(run, compacted, location.segment());
-        }
         passes.incrementAndGet();
         bytesRead.addAndGet(read);
         bytesWritten.addAndGet(location == null ? 0 : location.length());

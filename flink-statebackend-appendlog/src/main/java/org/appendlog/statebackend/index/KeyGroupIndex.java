@@ -176,13 +176,12 @@ final class KeyGroupIndex {
 
     /**
      * Moves entries {@code entries[start, end)} that still point at {@code run} back to the
-     * segments and record sizes they had. An entry that no longer points at the run had a newer
-     * record indexed, or was removed (its number then belongs to an entry indexed since, which
-     * never points at the run), or the table was cleared.
+     * segments and record sizes they had, the last first. An entry that no longer points at the
+     * run had a newer record indexed, or was removed, or the table was cleared.
      */
     synchronized void moveBack(
             int[] entries, int[] segments, int[] records, int start, int end, int run) {
-        for (int i = start; i < end; i++) {
+        for (int i = end - 1; i >= start; i--) {
             int entry = entries[i];
             if (entry < this.entries && keyLength[entry] != FREE && segmentOf[entry] == run) {
                 relocate(entry, segments[i], records[i]);

@@ -35,7 +35,7 @@ public final class LogIndex {
     private final ConcurrentHashMap<String, SegmentStats> referenced = new ConcurrentHashMap<>();
     /**
      * Runs that entries were moved into, by segment number, until a completed checkpoint holds
-     * them or they are dropped ({@link RunMoves}). Guards itself and the runs' states.
+     * them or they are dropped ({@link RunMoves}). Guards itself.
      */
     private final Map<Integer, RunMoves> openRuns = new HashMap<>();
 
@@ -166,6 +166,30 @@ public final class LogIndex {
     public void batchWrittenLater(
             BatchBuilder batch, BatchLocation location, boolean full, Executor executor) {
         batchAdded(location.segment(), location.rawLength());
+        updateLater(
+                executor,
+                () -> {
+                    if (full) {
+                        for (KeyGroupIndex index : perKeyGroup) {
+                            index.clear();
+                        }
+                    }
+                    batchWritten(batch, location.segment());
+                },
+                "Could not index batch " + location);
+    }
+
+    /** An index update, which may fail. */
+    @FunctionalInterface
+    private interface Update {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code update} on {@code executor}, counted until it is done ({@link #awaitUpdates});
+     * should it fail, compaction stops, since it would judge liveness by an index that missed it.
+     */
+    private void updateLater(Executor executor, Update update, String failure) {
         synchronized (updates) {
             pendingUpdates++;
         }
@@ -173,18 +197,9 @@ public final class LogIndex {
             executor.execute(
                     () -> {
                         try {
-                            if (full) {
-                                for (KeyGroupIndex index : perKeyGroup) {
-                                    index.clear();
-                                }
-                            }
-                            batchWritten(batch, location.segment());
+                            update.run();
                         } catch (Throwable t) {
-                            LOG.error(
-                                    "Could not index batch {}; compaction stops, since it would"
-                                            + " take the batch's records for dead",
-                                    location,
-                                    t);
+                            LOG.error("{}; compaction stops", failure, t);
                             updateFailed(t);
                         } finally {
                             updateDone();
@@ -252,27 +267,17 @@ public final class LogIndex {
     }
 
     /**
-     * Compaction copied the value records of {@code run} into segment {@code runSegment}, and the
-     * snapshot strategy took the run; the index follows for each entry unless a checkpoint wrote
-     * a newer record meanwhile. The moves are kept until a completed checkpoint holds the run
-     * ({@link #runTaken}), or the run is dropped ({@link #runDropped}). Should this fail halfway,
-     * compaction stops ({@link #awaitUpdates}): the entries left behind would point at batches
-     * the run replaced, and a pass over the run would take their records for dead.
+     * Compaction copied the value records of {@code run} into segment {@code runSegment}; the
+     * index follows for each entry unless a checkpoint wrote a newer record meanwhile. The moves
+     * are kept until a completed checkpoint holds the run ({@link #runTaken}), or the run is
+     * refused or dropped ({@link #runDropped}). Should this fail halfway, compaction stops ({@link
+     * #awaitUpdates}): the entries left behind would point at batches the run replaced, and a
+     * pass over the run would take their records for dead.
      */
     public void moved(BatchBuilder run, SegmentSet compacted, String runSegment)
             throws IOException {
         int id = segmentId(runSegment);
-        RunMoves moves;
-        synchronized (openRuns) {
-            moves = openRuns.computeIfAbsent(id, RunMoves::new);
-            if (moves.dropped) {
-                // Dropped before the moves began: the entries are where they belong.
-                openRuns.remove(id);
-                return;
-            }
-            moves.moving = true;
-        }
-        RunMoves recorded = moves.taken ? null : moves;
+        RunMoves moves = new RunMoves(id);
         try {
             forEachRecord(
                     run,
@@ -286,7 +291,7 @@ public final class LogIndex {
                                     compacted,
                                     id,
                                     length,
-                                    recorded);
+                                    moves);
                         }
                     });
         } catch (IOException | RuntimeException | Error e) {
@@ -294,49 +299,34 @@ public final class LogIndex {
             throw e;
         }
         synchronized (openRuns) {
-            moves.moving = false;
-            settle(moves);
+            openRuns.put(id, moves);
         }
     }
 
     /** A completed checkpoint holds run {@code run}: the entries moved into it stay there. */
     public void runTaken(String run) {
         synchronized (openRuns) {
-            RunMoves moves = openRun(run);
-            moves.taken = true;
-            settle(moves);
+            openRuns.remove(segmentId(run));
         }
     }
 
     /**
-     * The log will never hold run {@code run} (the checkpoint that took it up was aborted or
-     * subsumed): the entries moved into it go back to where their records are, in the batches it
-     * would have replaced.
+     * The log will never hold run {@code run} (it was refused, or the checkpoint that took it up
+     * was aborted or subsumed): on {@code executor}, in order with the batches indexed there, the
+     * entries moved into it go back to where their records are, in the batches it would have
+     * replaced.
      */
-    public void runDropped(String run) {
+    public void runDropped(String run, Executor executor) {
+        RunMoves moves;
         synchronized (openRuns) {
-            RunMoves moves = openRun(run);
-            moves.dropped = true;
-            settle(moves);
+            moves = openRuns.remove(segmentId(run));
         }
-    }
-
-    private RunMoves openRun(String run) {
-        return openRuns.computeIfAbsent(segmentId(run), RunMoves::new);
-    }
-
-    /** Once the compactor is done moving, applies what became of the run; guarded. */
-    private void settle(RunMoves moves) {
-        if (moves.moving || !(moves.taken || moves.dropped)) {
-            return;
+        if (moves != null) {
+            updateLater(
+                    executor,
+                    moves::moveBack,
+                    "Could not move the entries of dropped compaction run " + run + " back");
         }
-        if (moves.dropped) {
-            moves.moveBack();
-            LOG.debug(
-                    "Compaction run {} was dropped; its entries point where they were again",
-                    segments.byId(moves.run).segment());
-        }
-        openRuns.remove(moves.run);
     }
 
     /** Stops counting segments that no checkpoint of this backend refers to any more. */

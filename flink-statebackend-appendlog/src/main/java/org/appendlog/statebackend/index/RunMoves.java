@@ -6,20 +6,13 @@ import java.util.List;
 
 /**
  * The entries that compaction moved into one run, and where each one's latest record was before,
- * until a completed checkpoint holds the run: should the run be dropped instead (the checkpoint
- * that took it up was aborted or subsumed), its entries go back to where their records still are
- * ({@link #moveBack}). No other pass runs meanwhile, so nothing else moved them.
+ * until a completed checkpoint holds the run: should the run be refused or dropped instead (the
+ * checkpoint that took it up was aborted or subsumed), its entries go back to where their records
+ * still are ({@link #moveBack}). No other pass runs meanwhile, so nothing else moved them.
  */
 final class RunMoves {
 
     final int run;
-
-    /** The compactor is moving entries into the run now. */
-    boolean moving;
-    /** A completed checkpoint holds the run: the moves stand. */
-    boolean taken;
-    /** The log will never hold the run; move the entries back once the compactor is done. */
-    boolean dropped;
 
     /** Moves grouped by key group: {@code tables.get(i)} made moves from {@code starts[i]}. */
     private final List<KeyGroupIndex> tables = new ArrayList<>();
@@ -54,9 +47,13 @@ final class RunMoves {
         size++;
     }
 
-    /** Moves every entry that still points at the run back to where it was. */
+    /**
+     * Moves every entry that still points at the run back to where it was, the latest moves
+     * first: should an entry's number have been freed and taken by another entry that moved in
+     * later, the later move is the one that stands.
+     */
     void moveBack() {
-        for (int t = 0; t < tables.size(); t++) {
+        for (int t = tables.size() - 1; t >= 0; t--) {
             int end = t + 1 < tables.size() ? starts[t + 1] : size;
             tables.get(t).moveBack(entries, fromSegments, fromLengths, starts[t], end, run);
         }

@@ -88,7 +88,9 @@ public final class AppendLogSnapshotStrategy<K> {
     /** Flink's local backup is on: checkpoints also hand Flink a {@link LocalReferenceHandle}. */
     private final boolean localBackup;
 
-    /** Guards pending, written, base, needsFull and lastFull. */
+    /**
+     * Guards pending, written, appendedOn, base, needsFull, lastFull and the pending compaction.
+     */
     private final Object lock = new Object();
     /** Serializes appends and index updates of concurrent asynchronous phases. */
     private final Object writeLock = new Object();
@@ -742,7 +744,7 @@ public final class AppendLogSnapshotStrategy<K> {
     }
 
     /**
-     * Offers a finished compaction; the next checkpoints use it. Refused, and its run deleted, if
+     * Offers a finished compaction; the next checkpoints use it. Refused, and its run dropped, if
      * the checkpoint the compactor read no longer underlies the log (a full checkpoint, a
      * concurrent pass), or while a full checkpoint is pending: the index then follows the full
      * batch, so the pass may have taken records of the log it read for dead. No other pass runs
@@ -754,9 +756,7 @@ public final class AppendLogSnapshotStrategy<K> {
                     || needsFull
                     || !keys(base).containsAll(result.replacedBatches())
                     || completedIntoDuringPass(result)) {
-                if (result.run() != null) {
-                    log.discardRun(result.run().segment());
-                }
+                drop(result.run());
                 return false;
             }
             pendingCompaction = result;
@@ -916,16 +916,24 @@ public final class AppendLogSnapshotStrategy<K> {
      */
     private void dropCompaction(Set<String> current) {
         BatchLocation run = pendingCompaction.run();
-        if (run != null) {
-            if (current.contains(run.key())) {
-                index.runTaken(run.segment());
-            } else {
-                log.discardRun(run.segment());
-                index.runDropped(run.segment());
-            }
+        if (run != null && current.contains(run.key())) {
+            index.runTaken(run.segment());
+        } else {
+            drop(run);
         }
         pendingCompaction = null;
         pendingTakenUpBy = -1;
+    }
+
+    /**
+     * A run that the log will not hold: deleted unless a checkpoint was given it, and the entries
+     * the index moved into it move back.
+     */
+    private void drop(@Nullable BatchLocation run) {
+        if (run != null) {
+            log.discardRun(run.segment());
+            index.runDropped(run.segment(), background);
+        }
     }
 
     /** The index stops counting segments that no checkpoint of this backend can refer to. */

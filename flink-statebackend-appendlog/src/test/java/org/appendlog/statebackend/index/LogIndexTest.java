@@ -282,15 +282,41 @@ class LogIndexTest {
         assertThat(index.stats("s1").liveBytes()).isZero();
         index.recordWritten(1, 0, rewritten, 0, rewritten.length, "s3", 12, false);
 
-        index.runDropped("run-0");
+        index.runDropped("run-0", Runnable::run);
         assertThat(index.latestSegment(1, 0, key, 0, key.length)).isEqualTo("s1");
         assertThat(index.latestSegment(1, 0, rewritten, 0, rewritten.length)).isEqualTo("s3");
         assertThat(index.stats("s1").liveBytes()).isEqualTo(10);
 
         index.moved(run, compacted, "run-1");
         index.runTaken("run-1");
-        index.runDropped("run-1");
+        index.runDropped("run-1", Runnable::run);
         assertThat(index.latestSegment(1, 0, key, 0, key.length)).isEqualTo("run-1");
+    }
+
+    /**
+     * Batches are indexed while compaction moves entries: an entry moved into the run may be
+     * removed, and its number taken by an entry that then moves in too. Moving back, the later
+     * move stands for that number.
+     */
+    @Test
+    void aNumberTakenByAnotherMovedEntryGoesBackWhereThatEntryWas() throws Exception {
+        LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
+        byte[] first = "first".getBytes(StandardCharsets.UTF_8);
+        byte[] second = "second".getBytes(StandardCharsets.UTF_8);
+        SegmentSet compacted = index.segmentSet(Set.of("s1", "s2"));
+        int run = index.segmentId("run-0");
+        RunMoves moves = new RunMoves(run);
+        KeyGroupIndex table = index.of(1);
+        index.recordWritten(1, 0, first, 0, first.length, "s1", 10, false);
+        table.moveIfStillIn(0, first, 0, first.length, compacted, run, 10, moves);
+        index.recordWritten(1, 0, first, 0, first.length, "s3", 0, true);
+        index.recordWritten(1, 0, second, 0, second.length, "s2", 20, false);
+        table.moveIfStillIn(0, second, 0, second.length, compacted, run, 20, moves);
+        assertThat(index.latestSegment(1, 0, second, 0, second.length)).isEqualTo("run-0");
+
+        moves.moveBack();
+        assertThat(index.latestSegment(1, 0, second, 0, second.length)).isEqualTo("s2");
+        assertThat(index.latestSegment(1, 0, first, 0, first.length)).isNull();
     }
 
     /**
