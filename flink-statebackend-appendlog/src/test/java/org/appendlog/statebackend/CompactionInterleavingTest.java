@@ -1,5 +1,7 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.log.BatchCompression;
+
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -75,6 +77,11 @@ class CompactionInterleavingTest {
         config.setString(AppendLogOptions.SEGMENT_SIZE.key(), "32kb");
         config.setString(AppendLogOptions.COMPACTION_MIN_LAG.key(), "0 ms");
         config.set(AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO, 0.3);
+        // Passes on one thread and on two (key-group slices); records compressed and raw.
+        config.set(AppendLogOptions.COMPACTION_THREADS, 1 + (int) (seed % 2));
+        config.set(
+                AppendLogOptions.COMPRESSION,
+                seed % 3 == 0 ? BatchCompression.NONE : BatchCompression.LZ4);
         AppendLogStateBackend stateBackend =
                 new AppendLogStateBackend().configure(config, getClass().getClassLoader());
         SharedStateRegistry registry = BackendHarness.newRegistry();
