@@ -155,6 +155,40 @@ class ExactlyOnceJobTest {
     }
 
     /**
+     * Compaction after nearly every checkpoint: 1 KB segments (every batch closes one), a dirty
+     * ratio of 0.2, a checkpoint every 20 ms. Runs are taken up, replace the segments they
+     * compacted and are referred to by the checkpoints after, through the failure and the
+     * restore; every count is exact, and no checkpoint fails but those the failure and the job's
+     * end cut short.
+     */
+    @Test
+    void countsAreExactAfterAFailureWithCompactionAfterNearlyEveryCheckpoint(
+            @InjectClusterClient RestClusterClient<?> client) throws Exception {
+        Configuration jobConfig =
+                CountingJob.withAppendLog(jobConfig("compacting"), logDir().toUri().toString());
+        jobConfig.setString(AppendLogOptions.SEGMENT_SIZE.key(), "1kb");
+        jobConfig.set(AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO, 0.2);
+        jobConfig.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(20));
+        Run run = countsAreExactAfterAFailure(client, jobConfig);
+
+        long passes =
+                MiniClusterJobs.appendLogMetric(METRICS, run.jobId, "compactionsRun", null);
+        long written =
+                MiniClusterJobs.appendLogMetric(METRICS, run.jobId, "compactionBytesWritten", null);
+        CheckpointHistory checkpoints = CheckpointHistory.of(client, run.jobId);
+        System.out.printf(
+                "compacting: %d passes wrote %d bytes; %d checkpoints completed, %d failed%n",
+                passes, written, checkpoints.completed().size(), checkpoints.failed().size());
+        assertThat(passes).as("compaction passes").isGreaterThan(20);
+        assertThat(written).as("bytes compaction wrote into runs").isPositive();
+        assertThat(checkpoints.completed().size()).isGreaterThan(50);
+        assertThat(checkpoints.failed().size())
+                .as("failed checkpoints (those the failure and the job's end cut short): %s",
+                        checkpoints.failed())
+                .isLessThanOrEqualTo(5);
+    }
+
+    /**
      * A finished run: the job, the files (relative to {@link #tmp}) seen while it ran, and the
      * records its restored checkpoint covered, in keyed state and in flight.
      */

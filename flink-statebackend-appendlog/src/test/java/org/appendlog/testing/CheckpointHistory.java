@@ -105,6 +105,13 @@ public final class CheckpointHistory {
                         : OptionalLong.of(restored.get("id").asLong()));
     }
 
+    /** The failed checkpoints of the history, newest first. */
+    public List<Checkpoint> failed() {
+        return history.stream()
+                .filter(c -> c.status.equals("FAILED"))
+                .collect(Collectors.toList());
+    }
+
     /** The completed checkpoints of the history, newest first. */
     public List<Checkpoint> completed() {
         return history.stream().filter(Checkpoint::isCompleted).collect(Collectors.toList());
