@@ -178,9 +178,14 @@ public final class BackendHarness implements AutoCloseable {
 
     /** Takes checkpoint {@code id} but never completes it (the job fails before it does). */
     IncrementalRemoteKeyedStateHandle checkpointThatNeverCompletes(long id) throws Exception {
-        RunnableFuture<SnapshotResult<KeyedStateHandle>> future = snapshot(id);
-        future.run();
-        return (IncrementalRemoteKeyedStateHandle) future.get().getJobManagerOwnedSnapshot();
+        return written(snapshot(id));
+    }
+
+    /** Runs a checkpoint's asynchronous phase; returns the handle the task would send. */
+    static IncrementalRemoteKeyedStateHandle written(
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase) throws Exception {
+        asyncPhase.run();
+        return (IncrementalRemoteKeyedStateHandle) asyncPhase.get().getJobManagerOwnedSnapshot();
     }
 
     /**

@@ -58,8 +58,7 @@ class CompactionInterleavingTest {
          * checkpoint was declined meanwhile: then the task discards what it wrote, unregistered.
          */
         void write(BackendHarness harness, boolean declined) throws Exception {
-            asyncPhase.run();
-            handle = (IncrementalRemoteKeyedStateHandle) asyncPhase.get().getJobManagerOwnedSnapshot();
+            handle = BackendHarness.written(asyncPhase);
             asyncPhase = null;
             if (declined) {
                 handle.discardState();

@@ -429,9 +429,9 @@ class CompactionTest {
             harness.put(0, 2);
             RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
             RunnableFuture<SnapshotResult<KeyedStateHandle>> third = harness.snapshot(3);
-            IncrementalRemoteKeyedStateHandle thirdHandle = written(third);
+            IncrementalRemoteKeyedStateHandle thirdHandle = BackendHarness.written(third);
             harness.acknowledge(thirdHandle, 3);
-            harness.confirm(written(second), 2);
+            harness.confirm(BackendHarness.written(second), 2);
             IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
             List<String> listedByThird = segmentNames(thirdHandle);
             assertThat(segmentNames(fourth))
@@ -452,12 +452,6 @@ class CompactionTest {
                     KEYS,
                     key -> key == 0 ? 2L : (long) key * 1000 + 1);
         }
-    }
-
-    private static IncrementalRemoteKeyedStateHandle written(
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase) throws Exception {
-        asyncPhase.run();
-        return (IncrementalRemoteKeyedStateHandle) asyncPhase.get().getJobManagerOwnedSnapshot();
     }
 
     /**
