@@ -8,6 +8,9 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystemKind;
 import org.apache.flink.core.fs.Path;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.net.URI;
 
@@ -25,6 +28,8 @@ import java.net.URI;
  * offered.
  */
 final class HBaseStateFileSystem extends FileSystem {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HBaseStateFileSystem.class);
 
     private final URI uri;
     private final String tableName;
@@ -73,10 +78,9 @@ final class HBaseStateFileSystem extends FileSystem {
     public boolean delete(Path path, boolean recursive) throws IOException {
         CheckpointTable table = table();
         String key = keyOf(path);
-        if (recursive) {
-            table.deleteDirectory(key);
-        }
-        table.deleteStream(key);
+        int rows = recursive ? table.deleteDirectory(key) : 0;
+        rows += table.deleteStream(key);
+        LOG.debug("Deleted {}: {} rows", path, rows);
         return true;
     }
 

@@ -5,6 +5,7 @@ import org.appendlog.testing.SlowDown;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.time.Deadline;
 import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -16,6 +17,7 @@ import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsCounts;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -42,9 +44,11 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -136,12 +140,53 @@ class HBaseCheckpointStorageJobITCase {
         CommonTestUtils.waitUntilCondition(condition, 100L, 600);
     }
 
+    /**
+     * Discarding runs asynchronously after the job reached FINISHED: waits up to a minute for the
+     * job's rows to go, and fails naming the rows left.
+     */
+    private static void assertNoRowsLeftOf(JobID job) throws Exception {
+        assertThat(rowsLeftOf(job, row -> false)).as("rows of job %s after it ended", job).isEmpty();
+    }
+
+    /**
+     * The job's rows once discarding settled: when none is left, or when only rows that {@code
+     * mayStay} are left and they did not change for three seconds; at most a minute.
+     */
+    private static List<String> rowsLeftOf(JobID job, Predicate<String> mayStay) throws Exception {
+        Deadline deadline = Deadline.fromNow(Duration.ofMinutes(1));
+        List<String> left = TableRows.rowsContaining(hbase(), TABLE, job.toString());
+        long unchangedSince = System.nanoTime();
+        while (!left.isEmpty() && deadline.hasTimeLeft()) {
+            boolean settled =
+                    left.stream().allMatch(mayStay)
+                            && System.nanoTime() - unchangedSince > Duration.ofSeconds(3).toNanos();
+            if (settled) {
+                break;
+            }
+            Thread.sleep(100);
+            List<String> now = TableRows.rowsContaining(hbase(), TABLE, job.toString());
+            if (!now.equals(left)) {
+                unchangedSince = System.nanoTime();
+            }
+            left = now;
+        }
+        return left;
+    }
+
     private static Connection hbase() throws Exception {
         return HBASE.utility().getConnection();
     }
 
     private static long completedCheckpoints(MiniCluster cluster, JobID job) throws Exception {
-        return cluster.getExecutionGraph(job).get().getCheckpointStatsSnapshot().getCounts().getNumberOfCompletedCheckpoints();
+        return checkpointCounts(cluster, job).getNumberOfCompletedCheckpoints();
+    }
+
+    private static long failedCheckpoints(MiniCluster cluster, JobID job) throws Exception {
+        return checkpointCounts(cluster, job).getNumberOfFailedCheckpoints();
+    }
+
+    private static CheckpointStatsCounts checkpointCounts(MiniCluster cluster, JobID job) throws Exception {
+        return cluster.getExecutionGraph(job).get().getCheckpointStatsSnapshot().getCounts();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -171,8 +216,20 @@ class HBaseCheckpointStorageJobITCase {
         assertThat(CountingJob.MAX_COUNT_PER_KEY).isEqualTo(CountingJob.expectedCounts(records));
         assertThat(completedCheckpoints(cluster, job)).isGreaterThanOrEqualTo(3);
         // Subsumed checkpoints were deleted on the way, the last ones when the job finished.
-        // Discarding runs asynchronously after the job reached FINISHED.
-        waitUntil(() -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).isEmpty());
+        if (backend.equals("rocksdb") && failedCheckpoints(cluster, job) > 0) {
+            // Flink loses a keyed snapshot whose asynchronous part is cancelled by the failover as
+            // it ends (its result goes to a cancelled future): no acknowledgement reaches the job
+            // manager, and the task discards nothing. Its exclusive rows go with the failed
+            // checkpoint's location; the RocksDB files it uploaded as shared state only Flink
+            // could delete, and nothing does (README, "What it guarantees"). Seen in about one
+            // run in three. Every other row must be gone.
+            String shared = "/" + job + "/shared/";
+            assertThat(rowsLeftOf(job, row -> row.contains(shared)))
+                    .as("rows of job %s after it ended, other than shared state", job)
+                    .allMatch(row -> row.contains(shared));
+        } else {
+            assertNoRowsLeftOf(job);
+        }
     }
 
     /**
@@ -307,8 +364,7 @@ class HBaseCheckpointStorageJobITCase {
                     .isEqualTo(stream.getStateSize());
         }
 
-        // Discarding runs asynchronously after the job reached FINISHED.
-        waitUntil(() -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).isEmpty());
+        assertNoRowsLeftOf(job);
     }
 
     @ParameterizedTest(name = "{0}")
