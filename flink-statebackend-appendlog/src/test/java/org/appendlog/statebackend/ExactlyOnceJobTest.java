@@ -16,6 +16,8 @@ import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -158,17 +160,23 @@ class ExactlyOnceJobTest {
      * Compaction after nearly every checkpoint: 1 KB segments (every batch closes one), a dirty
      * ratio of 0.2, a checkpoint every 20 ms. Runs are taken up, replace the segments they
      * compacted and are referred to by the checkpoints after, through the failure and the
-     * restore; every count is exact, and no checkpoint fails but those the failure and the job's
-     * end cut short.
+     * restore; every count is exact. With one checkpoint at a time, no checkpoint fails but those
+     * the failure and the job's end cut short. With three at once, pending checkpoints list
+     * different logs (barriers ahead of completions, runs taken up by one of them), and the counts
+     * must be exact all the same; some checkpoints fail there, as the module README describes
+     * (the JobManager refuses their acknowledgements), so their number is printed, not bounded.
      */
-    @Test
+    @ParameterizedTest(name = "max-concurrent-checkpoints {0}")
+    @ValueSource(ints = {1, 3})
     void countsAreExactAfterAFailureWithCompactionAfterNearlyEveryCheckpoint(
-            @InjectClusterClient RestClusterClient<?> client) throws Exception {
+            int maxConcurrent, @InjectClusterClient RestClusterClient<?> client) throws Exception {
         Configuration jobConfig =
-                CountingJob.withAppendLog(jobConfig("compacting"), logDir().toUri().toString());
+                CountingJob.withAppendLog(
+                        jobConfig("compacting-" + maxConcurrent), logDir().toUri().toString());
         jobConfig.setString(AppendLogOptions.SEGMENT_SIZE.key(), "1kb");
         jobConfig.set(AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO, 0.2);
         jobConfig.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(20));
+        jobConfig.set(CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS, maxConcurrent);
         Run run = countsAreExactAfterAFailure(client, jobConfig);
 
         long passes =
@@ -177,15 +185,22 @@ class ExactlyOnceJobTest {
                 MiniClusterJobs.appendLogMetric(METRICS, run.jobId, "compactionBytesWritten", null);
         CheckpointHistory checkpoints = CheckpointHistory.of(client, run.jobId);
         System.out.printf(
-                "compacting: %d passes wrote %d bytes; %d checkpoints completed, %d failed%n",
-                passes, written, checkpoints.completed().size(), checkpoints.failed().size());
+                "compacting, max-concurrent %d: %d passes wrote %d bytes; %d checkpoints completed,"
+                        + " %d failed%n",
+                maxConcurrent,
+                passes,
+                written,
+                checkpoints.completed().size(),
+                checkpoints.failed().size());
         assertThat(passes).as("compaction passes").isGreaterThan(20);
         assertThat(written).as("bytes compaction wrote into runs").isPositive();
         assertThat(checkpoints.completed().size()).isGreaterThan(50);
-        assertThat(checkpoints.failed().size())
-                .as("failed checkpoints (those the failure and the job's end cut short): %s",
-                        checkpoints.failed())
-                .isLessThanOrEqualTo(5);
+        if (maxConcurrent == 1) {
+            assertThat(checkpoints.failed().size())
+                    .as("failed checkpoints (those the failure and the job's end cut short): %s",
+                            checkpoints.failed())
+                    .isLessThanOrEqualTo(5);
+        }
     }
 
     /**
