@@ -42,12 +42,20 @@ public final class CompatibilityLog {
     final UUID backendId;
     final long checkpointId;
     final List<String> segments;
+    /** The compression it was written with; a restore writes its own batches so too. */
+    final BatchCompression compression;
     final String writtenBy;
 
-    private CompatibilityLog(UUID backendId, long checkpointId, List<String> segments, String writtenBy) {
+    private CompatibilityLog(
+            UUID backendId,
+            long checkpointId,
+            List<String> segments,
+            BatchCompression compression,
+            String writtenBy) {
         this.backendId = backendId;
         this.checkpointId = checkpointId;
         this.segments = segments;
+        this.compression = compression;
         this.writtenBy = writtenBy;
     }
 
@@ -97,6 +105,7 @@ public final class CompatibilityLog {
                 UUID.fromString(properties.getProperty("backend-id")),
                 Long.parseLong(properties.getProperty("checkpoint-id")),
                 List.of(properties.getProperty("segments").split(",")),
+                BatchCompression.valueOf(properties.getProperty("compression").toUpperCase()),
                 properties.getProperty("written-by"));
     }
 
