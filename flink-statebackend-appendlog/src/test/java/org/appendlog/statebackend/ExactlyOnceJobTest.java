@@ -44,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Every run also splits the records its restored checkpoint covered: the restored keyed state
  * holds those the restarted counting tasks did not count, and the records they counted beyond
  * what the restored sources emitted came from the checkpoint's channel state (none for aligned
- * checkpoints).
+ * checkpoints). Once the job ended, none of its files is left.
  */
 class ExactlyOnceJobTest {
 
@@ -250,6 +250,7 @@ class ExactlyOnceJobTest {
         }
         MiniClusterJobs.awaitSuccess(client, jobId);
         EmittedCounts emitted = EmittedCounts.take();
+        assertNoFilesLeftOf(jobId);
 
         assertThat(filesSeen)
                 .as("the append-log backend selected by configuration wrote log segments")
@@ -300,6 +301,21 @@ class ExactlyOnceJobTest {
                 .as("log bytes the restarted backends read (the appendlog.restoreBytesRead metric)")
                 .isPositive();
         return new Run(jobId, filesSeen, inState, inFlight);
+    }
+
+    /**
+     * A finished job's checkpoints are not retained, so Flink deletes every one of them with the
+     * log segments they refer to, on its I/O threads after the job ended; nothing else may stay:
+     * no segment of a checkpoint that failed or was cut short, no run that was never taken up.
+     */
+    private static void assertNoFilesLeftOf(JobID jobId) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        Set<String> left = jobFiles(jobId);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            left = jobFiles(jobId);
+        }
+        assertThat(left).as("files of the finished job left behind").isEmpty();
     }
 
     /**

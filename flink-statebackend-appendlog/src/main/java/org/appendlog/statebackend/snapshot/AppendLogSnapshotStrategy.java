@@ -531,7 +531,17 @@ public final class AppendLogSnapshotStrategy<K> {
         List<HandleAndLocalPath> sharedState = new ArrayList<>();
         if (captured.mode != CapturedState.Mode.SAVEPOINT) {
             for (String segment : segmentsOf(batches)) {
-                sharedState.add(HandleAndLocalPath.of(sharedHandle(segment, confirmed), segment));
+                HandleAndLocalPath shared =
+                        HandleAndLocalPath.of(sharedHandle(segment, confirmed), segment);
+                // What this checkpoint alone refers to comes first. The JobManager registers the
+                // list in order and stops at a placeholder it refuses (a concurrent checkpoint's
+                // completion unregistered that segment): what it registered before Flink deletes
+                // once unused; what came after, neither Flink nor the task would ever delete.
+                if (shared.getHandle() instanceof PlaceholderStreamStateHandle) {
+                    sharedState.add(shared);
+                } else {
+                    sharedState.add(0, shared);
+                }
             }
         }
         long checkpointedSize = appended + manifest.getStateSize();
