@@ -156,15 +156,8 @@ public final class SegmentedLog implements Closeable {
         return location;
     }
 
-    /**
-     * Forgets a run that the log will not take up, and deletes it, unless a checkpoint was given
-     * it: that checkpoint may still complete, and the next ones then list the run again; should
-     * it not, Flink deletes the run with it.
-     */
+    /** Forgets a run that no checkpoint listed and the log will not take up, and deletes it. */
     public synchronized void discardRun(String segment) {
-        if (referenced(segment)) {
-            return;
-        }
         Path path = ownSegments.remove(segment);
         segmentEnds.remove(segment);
         if (path != null) {

@@ -766,7 +766,7 @@ public final class AppendLogSnapshotStrategy<K> {
                     || needsFull
                     || !keys(base).containsAll(result.replacedBatches())
                     || completedIntoDuringPass(result)) {
-                drop(result.run());
+                drop(result.run(), false);
                 return false;
             }
             pendingCompaction = result;
@@ -920,28 +920,32 @@ public final class AppendLogSnapshotStrategy<K> {
 
     /**
      * Forgets the pending compaction. Its run stays if {@code current}, the completed log, holds
-     * it; else it is dropped: deleted unless a checkpoint was given it, and the entries the index
-     * moved into it move back. Should that checkpoint complete all the same (the completed log is
-     * then not one it built on), {@link #indexCanFollow} judges the log it leaves behind.
+     * it; else it is dropped. Should a checkpoint that listed it complete all the same (the
+     * completed log is then not one it built on), {@link #indexCanFollow} judges the log it
+     * leaves behind.
      */
     private void dropCompaction(Set<String> current) {
         BatchLocation run = pendingCompaction.run();
         if (run != null && current.contains(run.key())) {
             index.runTaken(run.segment());
         } else {
-            drop(run);
+            drop(run, pendingTakenUpBy >= 0);
         }
         pendingCompaction = null;
         pendingTakenUpBy = -1;
     }
 
     /**
-     * A run that the log will not hold: deleted unless a checkpoint was given it, and the entries
-     * the index moved into it move back.
+     * A run that the log will not hold: the entries the index moved into it move back. If no
+     * checkpoint {@code listed} it, it is deleted. Else the checkpoint that took it up, still
+     * writing perhaps, gives it to Flink with its handle, and Flink deletes it with that
+     * checkpoint; should that checkpoint fail before, the log deletes it when it closes.
      */
-    private void drop(@Nullable BatchLocation run) {
+    private void drop(@Nullable BatchLocation run, boolean listed) {
         if (run != null) {
-            log.discardRun(run.segment());
+            if (!listed) {
+                log.discardRun(run.segment());
+            }
             index.runDropped(run.segment(), background);
         }
     }
