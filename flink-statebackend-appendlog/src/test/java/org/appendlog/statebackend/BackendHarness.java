@@ -13,6 +13,7 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
@@ -139,6 +140,13 @@ public final class BackendHarness implements AutoCloseable {
     /** Runs the synchronous part of checkpoint {@code id}; the future is its asynchronous part. */
     RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long id) throws Exception {
         return snapshot(backend, id);
+    }
+
+    /** Likewise, the asynchronous part writing its streams (the manifest) through {@code streams}. */
+    RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
+            long id, CheckpointStreamFactory streams) throws Exception {
+        return backend.snapshot(
+                id, id, streams, CheckpointOptions.forCheckpointWithDefaultLocation());
     }
 
     /** Runs the synchronous part of checkpoint {@code id} of {@code backend}, in memory. */

@@ -3,6 +3,9 @@ package org.appendlog.statebackend;
 import org.appendlog.statebackend.log.BatchCompression;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.CheckpointStateOutputStream;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -10,6 +13,8 @@ import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
+import org.apache.flink.util.function.ThrowingRunnable;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -26,10 +32,12 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Background compaction: bounded restores, crash safety, no orphan segments. */
 class CompactionTest {
@@ -341,7 +349,9 @@ class CompactionTest {
             taken.abortAndDiscard(harness);
 
             id = taken.checkpointId + 1;
-            last = checkpointAfter(harness, taken, true);
+            last = checkpointAfter(harness, taken);
+            assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
+            harness.confirm(last, id);
             restoreAndCheck(stateBackend, registry, last, id, 1);
 
             long passesBefore = passes(harness);
@@ -353,23 +363,38 @@ class CompactionTest {
 
     /**
      * The next checkpoint is written before the abort of the one that took up a run reaches the
-     * task: it must not refer to the run either, which the discarded checkpoint took along.
+     * task: it lists the run as a placeholder, which it never deletes. The discarded checkpoint
+     * took the run along, so the JobManager refuses the next one, as Flink's registry does with a
+     * placeholder it does not know; the one after lists no run, and nothing is lost.
      */
     @Test
-    void aRunIsReferredToOnlyByItsFirstCheckpointUntilThatCompletes() throws Exception {
+    void aCheckpointListingTheRunOfADiscardedCheckpointIsRefused() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
         SharedStateRegistry registry = BackendHarness.newRegistry();
-        IncrementalRemoteKeyedStateHandle next;
+        IncrementalRemoteKeyedStateHandle last;
         int id;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             id = taken.checkpointId + 1;
-            next = checkpointAfter(harness, taken, false);
+            IncrementalRemoteKeyedStateHandle next = checkpointAfter(harness, taken);
+            assertThat(placeholders(next))
+                    .as("placeholders of the next checkpoint")
+                    .containsAll(taken.runs);
 
             taken.abortAndDiscard(harness);
-            harness.confirm(next, id);
+            assertThat(segmentFiles())
+                    .as("segments on disk")
+                    .noneMatch(file -> taken.runs.contains(file.getFileName().toString()));
+            assertThatThrownBy(() -> harness.acknowledge(next, id))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Attempt to reference unknown state");
+            harness.backend.notifyCheckpointAborted(id);
+
+            write(harness, id + 1, 2);
+            last = harness.checkpoint(id + 1);
+            assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
         }
-        restoreAndCheck(stateBackend, registry, next, id, 1);
+        restoreAndCheck(stateBackend, registry, last, id + 1, 1);
     }
 
     /**
@@ -455,10 +480,11 @@ class CompactionTest {
     }
 
     /**
-     * The next checkpoint is written without the run (it came before the one that took the run up
-     * completed), and both complete: the log no longer holds the run, but the index had moved the
-     * run's entries into it. Later passes must not take their records, which are again where they
-     * were before, for dead: the checkpoint after is full, and the index learns from it anew.
+     * The next checkpoint lists its batches while the one that took up a run writes its manifest,
+     * before that one was given the run: it lists no run, and both complete. The log no longer
+     * holds the run, but the index had moved the run's entries into it. Later passes must not
+     * take their records, which are again where they were before, for dead: the checkpoint after
+     * is full, and the index learns from it anew.
      */
     @Test
     void aCompletedCheckpointWithoutTheRunItsPredecessorTookUpLosesNothing() throws Exception {
@@ -467,9 +493,31 @@ class CompactionTest {
         IncrementalRemoteKeyedStateHandle last;
         int from;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            RunTakenUp taken = checkpointTakingUpARun(harness);
+            AtomicReference<RunnableFuture<SnapshotResult<KeyedStateHandle>>> nextPhase =
+                    new AtomicReference<>();
+            List<IncrementalRemoteKeyedStateHandle> listedMeanwhile = new ArrayList<>();
+            RunTakenUp taken =
+                    checkpointTakingUpARun(
+                            harness,
+                            id -> {
+                                RunnableFuture<SnapshotResult<KeyedStateHandle>> takerPhase =
+                                        harness.snapshot(
+                                                id,
+                                                runningFirst(
+                                                        () ->
+                                                                listedMeanwhile.add(
+                                                                        BackendHarness.written(
+                                                                                nextPhase.get()))));
+                                // The next barrier; its asynchronous phase runs as the taker's
+                                // opens its manifest stream.
+                                write(harness, id + 1, 2);
+                                nextPhase.set(harness.snapshot(id + 1));
+                                return BackendHarness.written(takerPhase);
+                            });
             int id = taken.checkpointId + 1;
-            IncrementalRemoteKeyedStateHandle next = checkpointAfter(harness, taken, false);
+            assertThat(listedMeanwhile).hasSize(1);
+            IncrementalRemoteKeyedStateHandle next = listedMeanwhile.get(0);
+            assertThat(segmentNames(next)).doesNotContainAnyElementsOf(taken.runs);
             harness.acknowledge(taken.handle, taken.checkpointId);
             harness.acknowledge(next, id);
             harness.complete(taken.checkpointId);
@@ -491,8 +539,9 @@ class CompactionTest {
     }
 
     /**
-     * The checkpoint that took up a run never completes and no abort arrives; a later one
-     * completes without the run. Compaction must go on, not wait for the lost checkpoint.
+     * The checkpoint that took up a run is acknowledged but never completes, and no abort
+     * arrives; the next one, which lists the run as a placeholder, completes. It takes the run up
+     * with no full checkpoint, and compaction goes on, not waiting for the lost checkpoint.
      */
     @Test
     void compactionGoesOnWhenTheCheckpointThatTookUpARunIsSubsumed() throws Exception {
@@ -501,31 +550,31 @@ class CompactionTest {
         IncrementalRemoteKeyedStateHandle last;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
+            harness.acknowledge(taken.handle, taken.checkpointId);
             int from = taken.checkpointId + 1;
-            checkpointAfter(harness, taken, true);
+            long fullBefore = harness.backend.fullBatches();
+            IncrementalRemoteKeyedStateHandle next = checkpointAfter(harness, taken);
+            assertThat(placeholders(next)).containsAll(taken.runs);
+            harness.confirm(next, from);
             harness.awaitCompaction();
+            harness.assertIndexDescribesTheLog(stateBackend, next);
+            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore);
             long passesBefore = passes(harness);
 
             last = rewriteEvenKeys(harness, from + 1, 20);
             assertThat(passes(harness)).isGreaterThan(passesBefore);
-            assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
-            // The odd keys, written once, went through passes after the run was dropped.
+            last = harness.assertIndexDescribesTheLog(stateBackend, last);
+            // The odd keys, written once, went through the run and the passes after.
             restoreAndCheck(stateBackend, registry, last, from + 20, 1);
         }
     }
 
-    /**
-     * Rewrites the even keys for the checkpoint after {@code taken} and takes it, confirmed or
-     * not; it must not refer to the run that {@code taken} took up.
-     */
+    /** Rewrites the even keys for the checkpoint after {@code taken} and writes it. */
     private static IncrementalRemoteKeyedStateHandle checkpointAfter(
-            BackendHarness harness, RunTakenUp taken, boolean confirmed) throws Exception {
+            BackendHarness harness, RunTakenUp taken) throws Exception {
         int id = taken.checkpointId + 1;
         write(harness, id, 2);
-        IncrementalRemoteKeyedStateHandle handle =
-                confirmed ? harness.checkpoint(id) : harness.checkpointThatNeverCompletes(id);
-        assertThat(segmentNames(handle)).doesNotContainAnyElementsOf(taken.runs);
-        return handle;
+        return harness.checkpointThatNeverCompletes(id);
     }
 
     /** A checkpoint that took up a compaction run no completed checkpoint refers to yet. */
@@ -553,21 +602,52 @@ class CompactionTest {
      * left unconfirmed.
      */
     private RunTakenUp checkpointTakingUpARun(BackendHarness harness) throws Exception {
+        return checkpointTakingUpARun(harness, harness::checkpointThatNeverCompletes);
+    }
+
+    /** Likewise, the checkpoint that takes up the run written by {@code taker}. */
+    private RunTakenUp checkpointTakingUpARun(BackendHarness harness, CheckpointWriter taker)
+            throws Exception {
         rewriteEveryKey(harness, 1, 1);
         for (int id = 2; id < 40; id++) {
             write(harness, id, 2);
-            IncrementalRemoteKeyedStateHandle handle = harness.checkpointThatNeverCompletes(id);
-            List<String> runs =
-                    ownSegments(handle).stream()
-                            .filter(name -> name.contains("-run-"))
-                            .collect(Collectors.toList());
-            if (!runs.isEmpty()) {
+            // A finished pass waits for the next checkpoint to take its run up.
+            if (harness.backend.compactionWaits()) {
+                IncrementalRemoteKeyedStateHandle handle = taker.write(id);
+                List<String> runs =
+                        ownSegments(handle).stream()
+                                .filter(name -> name.contains("-run-"))
+                                .collect(Collectors.toList());
+                assertThat(runs).as("runs checkpoint %d took up", id).isNotEmpty();
                 return new RunTakenUp(handle, id, runs);
             }
-            harness.confirm(handle, id);
+            harness.checkpoint(id);
             harness.awaitCompaction();
         }
         throw new AssertionError("no checkpoint took up a compaction run in 40 checkpoints");
+    }
+
+    /** Writes checkpoint {@code id}: its synchronous and asynchronous phases. */
+    @FunctionalInterface
+    private interface CheckpointWriter {
+        IncrementalRemoteKeyedStateHandle write(int id) throws Exception;
+    }
+
+    /** Streams in memory; {@code first} runs as the first one is opened (a manifest's). */
+    private static CheckpointStreamFactory runningFirst(ThrowingRunnable<Exception> first) {
+        return new MemCheckpointStreamFactory(Integer.MAX_VALUE) {
+            private boolean ran;
+
+            @Override
+            public CheckpointStateOutputStream createCheckpointStateOutputStream(
+                    CheckpointedStateScope scope) throws IOException {
+                if (!ran) {
+                    ran = true;
+                    ThrowingRunnable.unchecked(first).run();
+                }
+                return super.createCheckpointStateOutputStream(scope);
+            }
+        };
     }
 
     /**
@@ -641,6 +721,13 @@ class CompactionTest {
                 .filter(h -> !(h.getHandle() instanceof PlaceholderStreamStateHandle))
                 .map(HandleAndLocalPath::getLocalPath)
                 .collect(Collectors.toList());
+    }
+
+    /** The segments a checkpoint lists as placeholders: others wrote them or took them up. */
+    private static List<String> placeholders(IncrementalRemoteKeyedStateHandle handle) {
+        List<String> names = segmentNames(handle);
+        names.removeAll(ownSegments(handle));
+        return names;
     }
 
     private static List<String> segmentNames(IncrementalRemoteKeyedStateHandle handle) {

@@ -197,6 +197,11 @@ public final class SegmentedLog implements Closeable {
         return new FileStateHandle(path, segmentEnds.getOrDefault(segment, 0L));
     }
 
+    /** Whether a checkpoint was given {@code segment}: its handle was made by {@link #handle}. */
+    public synchronized boolean given(String segment) {
+        return handedOut.contains(segment);
+    }
+
     /** Segments of a restored checkpoint keep the handles under which they were registered. */
     public synchronized void adopt(String segment, StreamStateHandle handle) {
         adopted.putIfAbsent(segment, handle);

@@ -431,6 +431,9 @@ public final class AppendLogSnapshotStrategy<K> {
         List<BatchLocation> batches;
         // Segments that the last completed checkpoint refers to: registered with the JobManager.
         Set<String> confirmed = Set.of();
+        // Segments this checkpoint lists as placeholders: the confirmed ones, and a compaction run
+        // that an earlier checkpoint took up.
+        Set<String> placeholders = Set.of();
         List<HandleAndLocalPath> privateState = new ArrayList<>();
         long appended = 0;
         switch (captured.mode) {
@@ -438,9 +441,17 @@ public final class AppendLogSnapshotStrategy<K> {
                 synchronized (writeLock) {
                     List<Capture> toWrite = new ArrayList<>();
                     long builtOn;
+                    CompactionResult compaction;
                     synchronized (lock) {
                         confirmed = segmentsOf(base);
-                        batches = withCompaction(base, checkpointId);
+                        compaction = compactionFor(base, checkpointId);
+                        batches = withCompaction(base, compaction);
+                        placeholders = new HashSet<>(confirmed);
+                        if (compaction != null
+                                && compaction.run() != null
+                                && pendingTakenUpBy != checkpointId) {
+                            placeholders.add(compaction.run().segment());
+                        }
                         builtOn = lastCompleted;
                         for (Capture c : pending) {
                             if (c.checkpointId <= checkpointId) {
@@ -472,7 +483,7 @@ public final class AppendLogSnapshotStrategy<K> {
                                 (materialized - start) / 1_000_000,
                                 (System.nanoTime() - materialized) / 1_000_000);
                     }
-                    remember(checkpointId, batches, builtOn, false, batch, location);
+                    remember(checkpointId, batches, builtOn, false, compaction, batch, location);
                 }
                 break;
             case FULL:
@@ -480,6 +491,7 @@ public final class AppendLogSnapshotStrategy<K> {
                     synchronized (lock) {
                         confirmed = segmentsOf(base);
                     }
+                    placeholders = confirmed;
                     BatchLocation location = appendFull(captured, confirmed);
                     batches = List.of(location);
                     appended = location.length();
@@ -532,7 +544,7 @@ public final class AppendLogSnapshotStrategy<K> {
         if (captured.mode != CapturedState.Mode.SAVEPOINT) {
             for (String segment : segmentsOf(batches)) {
                 HandleAndLocalPath shared =
-                        HandleAndLocalPath.of(sharedHandle(segment, confirmed), segment);
+                        HandleAndLocalPath.of(sharedHandle(segment, placeholders), segment);
                 // What this checkpoint alone refers to comes first. The JobManager registers the
                 // list in order and stops at a placeholder it refuses (a concurrent checkpoint's
                 // completion unregistered that segment): what it registered before Flink deletes
@@ -597,7 +609,7 @@ public final class AppendLogSnapshotStrategy<K> {
         long start = System.nanoTime();
         Capture all = captureTables(captured.checkpointId, captured);
         BatchLocation location = log.append(all.records(), confirmed);
-        remember(captured.checkpointId, List.of(location), -1, true, all.records(), location);
+        remember(captured.checkpointId, List.of(location), -1, true, null, all.records(), location);
         fullBatches.incrementAndGet();
         LOG.debug(
                 "Checkpoint {} appended all {} live records ({} bytes) to state log segment {} at"
@@ -642,11 +654,11 @@ public final class AppendLogSnapshotStrategy<K> {
      * before: should the task discard this checkpoint before the JobManager registered it (the
      * task fails, the checkpoint is aborted), Flink deletes the shared state the handle lists, and
      * must find only what this checkpoint alone wrote. The JobManager swaps in the registered
-     * handle.
+     * handle, and refuses the acknowledgement if it has none.
      */
-    private StreamStateHandle sharedHandle(String segment, Set<String> confirmed) {
+    private StreamStateHandle sharedHandle(String segment, Set<String> placeholders) {
         StreamStateHandle handle = log.handle(segment);
-        return confirmed.contains(segment)
+        return placeholders.contains(segment)
                 ? new PlaceholderStreamStateHandle(
                         handle.getStreamStateHandleID(), handle.getStateSize(), false)
                 : handle;
@@ -691,6 +703,7 @@ public final class AppendLogSnapshotStrategy<K> {
             List<BatchLocation> batches,
             long builtOn,
             boolean full,
+            @Nullable CompactionResult compaction,
             BatchBuilder batch,
             @Nullable BatchLocation location) {
         synchronized (lock) {
@@ -703,6 +716,7 @@ public final class AppendLogSnapshotStrategy<K> {
                             batches,
                             builtOn,
                             full,
+                            compaction,
                             location == null ? null : batch,
                             location));
         }
@@ -718,29 +732,53 @@ public final class AppendLogSnapshotStrategy<K> {
     // ------------------------------------------------------------------------
 
     /**
-     * {@code batches} with the pending compaction applied, if it applies to them, for checkpoint
-     * {@code checkpointId}.
+     * The pending compaction if checkpoint {@code checkpointId} applies it to {@code batches}, else
+     * null. The first checkpoint to apply it takes it up and lists the run as its own; later
+     * checkpoints list it as a placeholder (see {@link #followsTaker}). Without it, they would
+     * list the segments it replaced as placeholders, and be refused once the taker completed.
      */
-    private List<BatchLocation> withCompaction(List<BatchLocation> batches, long checkpointId) {
-        List<BatchLocation> result = new ArrayList<>();
+    @Nullable
+    private CompactionResult compactionFor(List<BatchLocation> batches, long checkpointId) {
         if (pendingCompaction == null
                 || !keys(batches).containsAll(pendingCompaction.replacedBatches())
-                // Until the checkpoint that took the run up completes, only it refers to the run:
-                // should that checkpoint be discarded unregistered, the run goes with it.
-                || (pendingTakenUpBy >= 0 && pendingTakenUpBy != checkpointId)
                 // A late asynchronous phase would take it up for nothing.
                 || abandoned(checkpointId)) {
-            result.addAll(batches);
-            return result;
+            return null;
         }
         if (pendingTakenUpBy < 0) {
             pendingTakenUpBy = checkpointId;
+        } else if (pendingTakenUpBy != checkpointId && !followsTaker(checkpointId)) {
+            return null;
         }
-        if (pendingCompaction.run() != null) {
-            result.add(pendingCompaction.run());
+        return pendingCompaction;
+    }
+
+    /**
+     * Whether a checkpoint may apply the compaction that another one took up: only a later one,
+     * once the taker was given the run (its handle made). The JobManager resolves the later
+     * checkpoint's placeholder to the handle the taker's acknowledgement registered, or refuses
+     * it should the taker be discarded unregistered, deleting the run: so only the taker ever
+     * deletes the run, and no checkpoint is left referring to a deleted one. An earlier
+     * checkpoint (its asynchronous phase came late) can complete only if the taker does not, and
+     * its acknowledgement may come before the taker's.
+     */
+    private boolean followsTaker(long checkpointId) {
+        BatchLocation run = pendingCompaction.run();
+        return pendingTakenUpBy < checkpointId && (run == null || log.given(run.segment()));
+    }
+
+    /** {@code batches} with {@code compaction}, if any, applied. */
+    private static List<BatchLocation> withCompaction(
+            List<BatchLocation> batches, @Nullable CompactionResult compaction) {
+        if (compaction == null) {
+            return new ArrayList<>(batches);
+        }
+        List<BatchLocation> result = new ArrayList<>();
+        if (compaction.run() != null) {
+            result.add(compaction.run());
         }
         for (BatchLocation batch : batches) {
-            if (!pendingCompaction.replacedBatches().contains(batch.key())) {
+            if (!compaction.replacedBatches().contains(batch.key())) {
                 result.add(batch);
             }
         }
@@ -870,7 +908,7 @@ public final class AppendLogSnapshotStrategy<K> {
     /**
      * Whether the index, which learned the batches of the checkpoints completed so far, follows
      * the log to {@code completed}'s once it learns that one's batch: every batch of the current
-     * log that {@code completed} lacks is replaced by the compaction it took up, or carries only
+     * log that {@code completed} lacks is replaced by the compaction it applied, or carries only
      * changes that its own batch carries again (appended by a checkpoint that built on the same
      * log as it or a later one). Not so when its asynchronous phase listed an earlier log than a
      * checkpoint completed since had built on (a completion reached the task after the barrier):
@@ -883,7 +921,7 @@ public final class AppendLogSnapshotStrategy<K> {
         }
         Set<String> next = keys(completed.batches);
         Set<String> replaced = new HashSet<>();
-        if (pendingCompaction != null && pendingTakenUpBy == checkpointId) {
+        if (pendingCompaction != null && completed.compaction == pendingCompaction) {
             replaced.addAll(pendingCompaction.replacedBatches());
         }
         for (BatchLocation batch : base) {

@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.snapshot;
 
+import org.appendlog.statebackend.compaction.CompactionResult;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchLocation;
 
@@ -24,6 +25,8 @@ final class WrittenCheckpoint {
     final long builtOn;
     /** Whether it appended every live entry rather than the changes. */
     final boolean full;
+    /** The pending compaction its batches apply, taken up by it or by an earlier checkpoint. */
+    @Nullable final CompactionResult compaction;
     /** The batch it appended, or null if it appended none (no changes). */
     @Nullable final BatchBuilder appended;
     @Nullable final BatchLocation appendedAt;
@@ -32,11 +35,13 @@ final class WrittenCheckpoint {
             List<BatchLocation> batches,
             long builtOn,
             boolean full,
+            @Nullable CompactionResult compaction,
             @Nullable BatchBuilder appended,
             @Nullable BatchLocation appendedAt) {
         this.batches = batches;
         this.builtOn = builtOn;
         this.full = full;
+        this.compaction = compaction;
         this.appended = appended;
         this.appendedAt = appendedAt;
     }
