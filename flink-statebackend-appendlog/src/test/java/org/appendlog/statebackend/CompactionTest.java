@@ -69,7 +69,22 @@ class CompactionTest {
             String segmentSize,
             String compactionIoRateLimit,
             BatchCompression compression) {
+        return backend(
+                compaction,
+                segmentSize,
+                compactionIoRateLimit,
+                compression,
+                AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO.defaultValue());
+    }
+
+    private AppendLogStateBackend backend(
+            boolean compaction,
+            String segmentSize,
+            String compactionIoRateLimit,
+            BatchCompression compression,
+            double minDirtyRatio) {
         Configuration config = new Configuration();
+        config.set(AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO, minDirtyRatio);
         config.set(AppendLogOptions.COMPRESSION, compression);
         config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         config.setString(AppendLogOptions.SEGMENT_SIZE.key(), segmentSize);
@@ -477,6 +492,57 @@ class CompactionTest {
                     KEYS,
                     key -> key == 0 ? 2L : (long) key * 1000 + 1);
         }
+    }
+
+    /**
+     * As above, 3 lists the log of 1 and 4 that of 2; 3 completes, and a pass over its log
+     * compacts 1's half dead segment. 5 takes the run up, and 4 completes while 5 writes its
+     * manifest: the index cannot follow 4's log, so the run is dropped, but 5, which listed it,
+     * must still write its checkpoint, giving the run to Flink (it failed, and with it the job,
+     * when the log deleted the run under it). 4's completion dropped 3's segment, which 5 lists,
+     * so the JobManager refuses 5; it registers 5's own files first, and deletes them once the
+     * next checkpoint, which is full, completes.
+     */
+    @Test
+    void aRunDroppedWhileItsCheckpointWritesIsLeftToThatCheckpoint() throws Exception {
+        // Every batch fills a segment of its own; 1's segment is compacted once half dead.
+        AppendLogStateBackend stateBackend = backend(true, "1kb", "0", BatchCompression.NONE, 0.2);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            rewriteEveryKey(harness, 1, 1);
+            harness.put(0, 2);
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
+            write(harness, 3, 2);
+            IncrementalRemoteKeyedStateHandle third =
+                    BackendHarness.written(harness.snapshot(3));
+            harness.acknowledge(third, 3);
+            harness.confirm(BackendHarness.written(second), 2);
+            harness.awaitCompaction();
+            IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
+            harness.acknowledge(fourth, 4);
+            harness.complete(3);
+            harness.awaitCompaction();
+            assertThat(harness.backend.compactionWaits()).as("a run offered").isTrue();
+
+            write(harness, 5, 2);
+            IncrementalRemoteKeyedStateHandle fifth =
+                    BackendHarness.written(
+                            harness.snapshot(5, runningFirst(() -> harness.complete(4))));
+            assertThat(ownSegments(fifth)).anyMatch(name -> name.contains("-run-"));
+            assertThatThrownBy(() -> harness.acknowledge(fifth, 5))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Attempt to reference unknown state");
+
+            long fullBefore = harness.backend.fullBatches();
+            write(harness, 6, 2);
+            last = harness.checkpoint(6);
+            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
+            assertThat(segmentFiles())
+                    .as("segments on disk once checkpoint 6 completed")
+                    .noneMatch(file -> file.getFileName().toString().contains("-run-"));
+        }
+        restoreAndCheck(stateBackend, registry, last, 6, 1);
     }
 
     /**
