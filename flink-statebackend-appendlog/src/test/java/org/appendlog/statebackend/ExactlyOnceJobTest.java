@@ -4,7 +4,6 @@ import org.appendlog.testing.CheckpointHistory;
 import org.appendlog.testing.SlowDown;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -94,7 +93,7 @@ class ExactlyOnceJobTest {
     }
 
     @Test
-    void countsAreExactAfterAFailureMidStream(@InjectClusterClient ClusterClient<?> client)
+    void countsAreExactAfterAFailureMidStream(@InjectClusterClient RestClusterClient<?> client)
             throws Exception {
         countsAreExactAfterAFailure(client, jobConfig("plain"));
     }
@@ -106,7 +105,7 @@ class ExactlyOnceJobTest {
      */
     @Test
     void countsAreExactAfterAFailureUnderFlinksChangelogBackend(
-            @InjectClusterClient ClusterClient<?> client) throws Exception {
+            @InjectClusterClient RestClusterClient<?> client) throws Exception {
         Configuration jobConfig = CountingJob.withChangelog(jobConfig("changelog"));
         JobID jobId = countsAreExactAfterAFailure(client, jobConfig).jobId;
         assertThat(changelogDir().resolve(jobId.toString()))
@@ -120,7 +119,7 @@ class ExactlyOnceJobTest {
      */
     @Test
     void countsAreExactAfterAFailureWithCheckpointFileMerging(
-            @InjectClusterClient ClusterClient<?> client) throws Exception {
+            @InjectClusterClient RestClusterClient<?> client) throws Exception {
         Configuration jobConfig = jobConfig("merging");
         jobConfig.set(CheckpointingOptions.FILE_MERGING_ENABLED, true);
         Run run = countsAreExactAfterAFailure(client, jobConfig);
@@ -227,12 +226,13 @@ class ExactlyOnceJobTest {
     }
 
     private static Run countsAreExactAfterAFailure(
-            ClusterClient<?> client, Configuration jobConfig) throws Exception {
+            RestClusterClient<?> client, Configuration jobConfig) throws Exception {
         return countsAreExactAfterAFailure(client, JOB, jobConfig);
     }
 
     private static Run countsAreExactAfterAFailure(
-            ClusterClient<?> client, CountingJob job, Configuration jobConfig) throws Exception {
+            RestClusterClient<?> client, CountingJob job, Configuration jobConfig)
+            throws Exception {
         FailOnce.reset();
         EmittedCounts.take();
         long perSubtask = job.records() / PARALLELISM;
@@ -250,7 +250,7 @@ class ExactlyOnceJobTest {
         }
         MiniClusterJobs.awaitSuccess(client, jobId);
         EmittedCounts emitted = EmittedCounts.take();
-        assertNoFilesLeftOf(jobId);
+        assertNoFilesLeftOf(client, jobId);
 
         assertThat(filesSeen)
                 .as("the append-log backend selected by configuration wrote log segments")
@@ -306,16 +306,37 @@ class ExactlyOnceJobTest {
     /**
      * A finished job's checkpoints are not retained, so Flink deletes every one of them with the
      * log segments they refer to, on its I/O threads after the job ended; nothing else may stay:
-     * no segment of a checkpoint that failed or was cut short, no run that was never taken up.
+     * no segment of a checkpoint that failed or was refused, no run that was never taken up.
+     * Flink makes one exception: a checkpoint still in flight as the job ends may have its
+     * acknowledgement dropped, state and all ({@code CheckpointCoordinator} ignores messages once
+     * it shut down), so a file written after the last completed checkpoint was triggered may stay.
      */
-    private static void assertNoFilesLeftOf(JobID jobId) throws Exception {
+    private static void assertNoFilesLeftOf(RestClusterClient<?> client, JobID jobId)
+            throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         Set<String> left = jobFiles(jobId);
         while (!left.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(100);
             left = jobFiles(jobId);
         }
-        assertThat(left).as("files of the finished job left behind").isEmpty();
+        if (left.isEmpty()) {
+            return;
+        }
+        CheckpointHistory.Checkpoint lastCompleted =
+                CheckpointHistory.of(client, jobId).completed().get(0);
+        Set<String> writtenBefore = new TreeSet<>();
+        for (String file : left) {
+            if (Files.getLastModifiedTime(tmp.resolve(file)).toMillis()
+                    < lastCompleted.triggerTimestamp) {
+                writtenBefore.add(file);
+            }
+        }
+        assertThat(writtenBefore)
+                .as("files of the finished job left behind, written before its last completed"
+                        + " checkpoint (%s) was triggered", lastCompleted)
+                .isEmpty();
+        System.out.printf(
+                "left behind by checkpoints in flight as job %s ended: %s%n", jobId, left);
     }
 
     /**

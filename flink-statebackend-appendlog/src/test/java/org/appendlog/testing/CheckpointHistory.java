@@ -41,12 +41,16 @@ public final class CheckpointHistory {
         public final String type;
         /** Bytes of in-flight data (channel state) that the checkpoint persisted. */
         public final long persistedData;
+        /** When the JobManager triggered it, in milliseconds since the epoch. */
+        public final long triggerTimestamp;
 
-        Checkpoint(long id, String status, String type, long persistedData) {
+        Checkpoint(
+                long id, String status, String type, long persistedData, long triggerTimestamp) {
             this.id = id;
             this.status = status;
             this.type = type;
             this.persistedData = persistedData;
+            this.triggerTimestamp = triggerTimestamp;
         }
 
         public boolean isCompleted() {
@@ -95,7 +99,8 @@ public final class CheckpointHistory {
                             c.get("id").asLong(),
                             c.get("status").asText(),
                             c.get("checkpoint_type").asText(),
-                            c.get("persisted_data").asLong()));
+                            c.get("persisted_data").asLong(),
+                            c.get("trigger_timestamp").asLong()));
         }
         JsonNode restored = json.get("latest").get("restored");
         return new CheckpointHistory(
