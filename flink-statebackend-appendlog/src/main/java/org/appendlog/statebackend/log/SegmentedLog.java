@@ -53,6 +53,11 @@ public final class SegmentedLog implements Closeable {
     /** Segments handed to the closer and not closed yet. */
     private final Map<String, CompletableFuture<Void>> closing = new ConcurrentHashMap<>();
     private LogSegment active;
+    /**
+     * Closed by the backend's dispose, which does not wait for asynchronous phases that the task
+     * interrupted: a segment they opened after the close would be nobody's to delete.
+     */
+    private boolean closed;
     private int nextSequence;
     private int nextRun;
     private long bytesAppended;
@@ -87,6 +92,7 @@ public final class SegmentedLog implements Closeable {
      */
     public synchronized BatchLocation append(BatchBuilder batch, Set<String> confirmedSegments)
             throws IOException {
+        checkOpen();
         if (active != null && !confirmedSegments.contains(active.name)) {
             closeActive();
         }
@@ -131,6 +137,7 @@ public final class SegmentedLog implements Closeable {
     public BatchLocation writeRun(BatchBuilder run) throws IOException {
         String name;
         synchronized (this) {
+            checkOpen();
             name = String.format("%s-run-%06d.seg", namePrefix, nextRun++);
         }
         LogSegment segment = LogSegment.create(fs, dir, name);
@@ -145,6 +152,10 @@ public final class SegmentedLog implements Closeable {
             throw e;
         }
         synchronized (this) {
+            if (closed) {
+                deleteQuietly(segment.path);
+                checkOpen();
+            }
             ownSegments.put(name, segment.path);
             segmentEnds.put(name, location.offset() + location.length());
         }
@@ -162,6 +173,12 @@ public final class SegmentedLog implements Closeable {
         segmentEnds.remove(segment);
         if (path != null) {
             deleteQuietly(path);
+        }
+    }
+
+    private void checkOpen() throws IOException {
+        if (closed) {
+            throw new IOException("The state log in " + dir + " is closed (its backend was disposed)");
         }
     }
 
@@ -185,6 +202,11 @@ public final class SegmentedLog implements Closeable {
 
     /** The handle under which a checkpoint refers to {@code segment} now. */
     public synchronized StreamStateHandle handle(String segment) {
+        if (closed) {
+            // Its segments may be deleted already.
+            throw new IllegalStateException(
+                    "The state log in " + dir + " is closed; no handle for segment " + segment);
+        }
         StreamStateHandle restored = adopted.get(segment);
         if (restored != null) {
             return restored;
@@ -232,6 +254,10 @@ public final class SegmentedLog implements Closeable {
      */
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         if (active != null) {
             closeActive();
         }
