@@ -454,10 +454,11 @@ class CompactionTest {
 
     /**
      * Checkpoint 3's asynchronous phase lists its batches before 2's completion reaches the task,
-     * 4's after; both complete, 3 first. 4's log holds 2's batch, not 3's, and 4's own batch
-     * carries only what changed after 2: 3's batch carried changes from before (key 0), which the
-     * index had learned there. It cannot follow 4's log batch by batch, so the checkpoint after 4
-     * is full, and the index learns every entry anew from it.
+     * 4's after, but before 3 was given its batch (as 3 opens its manifest stream): 4 lists 2's
+     * log. Both complete, 3 first. 4's log holds 2's batch, not 3's, and 4's own batch carries
+     * only what changed after 2: 3's batch carried changes from before (key 0), which the index
+     * had learned there. It cannot follow 4's log batch by batch, so the checkpoint after 4 is
+     * full, and the index learns every entry anew from it.
      */
     @Test
     void aCheckpointCompletedOnAnEarlierLogThanTheLastMakesTheNextOneFull() throws Exception {
@@ -468,21 +469,26 @@ class CompactionTest {
             rewriteEveryKey(harness, 1, 1);
             harness.put(0, 2);
             RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> third = harness.snapshot(3);
-            IncrementalRemoteKeyedStateHandle thirdHandle = BackendHarness.written(third);
+            AtomicReference<IncrementalRemoteKeyedStateHandle> fourth = new AtomicReference<>();
+            IncrementalRemoteKeyedStateHandle third =
+                    writtenWhileListed(
+                            harness,
+                            3,
+                            () -> {
+                                harness.confirm(BackendHarness.written(second), 2);
+                                fourth.set(harness.checkpointThatNeverCompletes(4));
+                            });
             // Before the registry swaps the registered handles in for the placeholders.
-            List<String> writtenByThird = ownSegments(thirdHandle);
-            harness.acknowledge(thirdHandle, 3);
-            harness.confirm(BackendHarness.written(second), 2);
-            IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
-            assertThat(segmentNames(fourth)).doesNotContainAnyElementsOf(writtenByThird);
-            harness.acknowledge(fourth, 4);
+            List<String> writtenByThird = ownSegments(third);
+            harness.acknowledge(third, 3);
+            assertThat(segmentNames(fourth.get())).doesNotContainAnyElementsOf(writtenByThird);
+            harness.acknowledge(fourth.get(), 4);
             harness.complete(3);
             long fullBefore = harness.backend.fullBatches();
             harness.complete(4);
             assertThat(harness.backend.compactionWaits()).isTrue();
             IncrementalRemoteKeyedStateHandle last =
-                    harness.assertIndexDescribesTheLog(stateBackend, fourth);
+                    harness.assertIndexDescribesTheLog(stateBackend, fourth.get());
             assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
             assertThat(harness.get(0)).isEqualTo(2L);
             BackendHarness.assertRestores(
@@ -495,13 +501,195 @@ class CompactionTest {
     }
 
     /**
-     * As above, 3 lists the log of 1 and 4 that of 2; 3 completes, and a pass over its log
-     * compacts 1's half dead segment. 5 takes the run up, and 4 completes while 5 writes its
-     * manifest: the index cannot follow 4's log, so the run is dropped, but 5, which listed it,
-     * must still write its checkpoint, giving the run to Flink (it failed, and with it the job,
-     * when the log deleted the run under it). 4's completion dropped 3's segment, which 5 lists,
-     * so the JobManager refuses 5; it registers 5's own files first, and deletes them once the
-     * next checkpoint, which is full, completes.
+     * 3 lists the log of 1 before 2's completion reaches the task, 4 after 3 was given its batch:
+     * 4 lists 3's log, whose batch carries 2's changes again, not 2's; and 5, written before
+     * either completes, lists 4's. 3 completes first, which drops 2's segment; 4 and 5, which do
+     * not list it, are accepted, and their completions need no full checkpoint. (Listing 2's
+     * log, the JobManager refused them: "Attempt to reference unknown state".)
+     */
+    @Test
+    void checkpointsListTheLogOfAnEarlierOneThatHoldsTheChangesOfTheCompletedLog()
+            throws Exception {
+        AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            OnAnEarlierLog written = checkpointOnAnEarlierLog(harness);
+            IncrementalRemoteKeyedStateHandle fourth = written.fourth;
+            harness.put(3, writtenConcurrently(3, 3));
+            IncrementalRemoteKeyedStateHandle fifth = harness.checkpointThatNeverCompletes(5);
+            assertThat(placeholders(fifth))
+                    .containsAll(ownSegments(written.third))
+                    .containsAll(ownSegments(fourth));
+            assertThat(segmentNames(fifth)).doesNotContainAnyElementsOf(written.secondsOwn);
+            harness.acknowledge(written.third, 3);
+            long fullBefore = harness.backend.fullBatches();
+            harness.complete(3);
+            harness.acknowledge(fourth, 4);
+            harness.acknowledge(fifth, 5);
+            harness.complete(4);
+            harness.complete(5);
+            IncrementalRemoteKeyedStateHandle last =
+                    harness.assertIndexDescribesTheLog(stateBackend, fifth);
+            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore);
+            BackendHarness.assertRestores(
+                    stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, 3));
+        }
+    }
+
+    /**
+     * 2 and 3 both list the log of 1; 2 completes, and 4 lists 3's log; 3 completes, and 5 lists
+     * 3's; 4 completes, and 6 is written. 4's batch carries what changed after 2, 5's what changed
+     * after 3, and 3's what changed after 1: no batch of 5's log alone carries again what 4's
+     * does, but 3's and 5's together do. 6 lists 5's log, and is accepted once 5's completion
+     * dropped 4's segment. The index, which learns 5's batch alone, cannot follow: an entry that
+     * 4 wrote is latest in 3's batch again, so the checkpoint after 6 is full.
+     */
+    @Test
+    void aCheckpointListsALogWhoseBatchesTogetherCarryTheChangesOfTheCompletedOne()
+            throws Exception {
+        AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            rewriteEveryKey(harness, 1, 1);
+            harness.put(0, writtenConcurrently(0, 4));
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
+            harness.put(1, writtenConcurrently(1, 4));
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> third = harness.snapshot(3);
+            IncrementalRemoteKeyedStateHandle secondHandle = BackendHarness.written(second);
+            harness.acknowledge(BackendHarness.written(third), 3);
+            harness.confirm(secondHandle, 2);
+            harness.put(2, writtenConcurrently(2, 4));
+            IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
+            List<String> writtenByFourth = ownSegments(fourth);
+            harness.acknowledge(fourth, 4);
+            harness.complete(3);
+            harness.put(3, writtenConcurrently(3, 4));
+            IncrementalRemoteKeyedStateHandle fifth = harness.checkpointThatNeverCompletes(5);
+            List<String> writtenByFifth = ownSegments(fifth);
+            harness.acknowledge(fifth, 5);
+            harness.complete(4);
+            harness.put(4, writtenConcurrently(4, 4));
+            IncrementalRemoteKeyedStateHandle sixth = harness.checkpointThatNeverCompletes(6);
+            assertThat(placeholders(sixth)).containsAll(writtenByFifth);
+            assertThat(segmentNames(sixth)).doesNotContainAnyElementsOf(writtenByFourth);
+            long fullBefore = harness.backend.fullBatches();
+            harness.complete(5);
+            harness.acknowledge(sixth, 6);
+            harness.complete(6);
+            BackendHarness.assertRestores(
+                    stateBackend, registry, sixth, KEYS, key -> writtenConcurrently(key, 4));
+            IncrementalRemoteKeyedStateHandle last =
+                    harness.assertIndexDescribesTheLog(stateBackend, sixth);
+            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
+            BackendHarness.assertRestores(
+                    stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, 4));
+        }
+    }
+
+    /**
+     * As above, but 4 completes first, and 3 never does. 4's log holds everything, but 3's batch,
+     * which the index never learned, and not 2's, which it did: the checkpoint after 4 is full.
+     */
+    @Test
+    void aCheckpointOnTheLogOfAnEarlierOneThatCompletesFirstMakesTheNextOneFull()
+            throws Exception {
+        AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            OnAnEarlierLog written = checkpointOnAnEarlierLog(harness);
+            IncrementalRemoteKeyedStateHandle fourth = written.fourth;
+            harness.acknowledge(written.third, 3);
+            harness.confirm(fourth, 4);
+            assertThat(harness.backend.compactionWaits()).isTrue();
+            BackendHarness.assertRestores(
+                    stateBackend, registry, fourth, KEYS, key -> writtenConcurrently(key, 2));
+            long fullBefore = harness.backend.fullBatches();
+            IncrementalRemoteKeyedStateHandle last =
+                    harness.assertIndexDescribesTheLog(stateBackend, fourth);
+            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
+            BackendHarness.assertRestores(
+                    stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, 2));
+        }
+    }
+
+    /**
+     * As above, but the task discards 3 before the JobManager registered it, deleting its batch:
+     * the JobManager refuses 4, whose placeholder it does not know. The next checkpoint lists 2's
+     * log and carries 3's and 4's changes again; once it completes, no segment of 3 or 4 is left.
+     */
+    @Test
+    void aCheckpointOnTheLogOfAnEarlierOneThatIsDiscardedIsRefused() throws Exception {
+        AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            OnAnEarlierLog written = checkpointOnAnEarlierLog(harness);
+            written.third.discardState();
+            harness.backend.notifyCheckpointAborted(3);
+            assertThatThrownBy(() -> harness.acknowledge(written.fourth, 4))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Attempt to reference unknown state");
+            harness.backend.notifyCheckpointAborted(4);
+            last = harness.checkpoint(5);
+            assertThat(segmentFiles().stream().map(p -> p.toUri().getPath()))
+                    .as("segments on disk once checkpoint 5 completed")
+                    .containsExactlyInAnyOrderElementsOf(segmentPaths(last));
+        }
+        BackendHarness.assertRestores(
+                stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, 2));
+    }
+
+    /**
+     * Every key written at checkpoint 1; 3 lists 1's log before 2 (key 0) completes, carrying 2's
+     * and its own changes (key 1) again; 4 (key 2) lists its batches after. Neither is
+     * acknowledged.
+     */
+    private OnAnEarlierLog checkpointOnAnEarlierLog(BackendHarness harness) throws Exception {
+        rewriteEveryKey(harness, 1, 1);
+        harness.put(0, writtenConcurrently(0, 2));
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
+        harness.put(1, writtenConcurrently(1, 2));
+        IncrementalRemoteKeyedStateHandle third = BackendHarness.written(harness.snapshot(3));
+        IncrementalRemoteKeyedStateHandle secondHandle = BackendHarness.written(second);
+        List<String> writtenBySecond = ownSegments(secondHandle);
+        harness.confirm(secondHandle, 2);
+        harness.put(2, writtenConcurrently(2, 2));
+        IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
+        assertThat(placeholders(fourth)).containsAll(ownSegments(third));
+        assertThat(segmentNames(fourth)).doesNotContainAnyElementsOf(writtenBySecond);
+        return new OnAnEarlierLog(third, fourth, writtenBySecond);
+    }
+
+    /** Checkpoint 3, written on an earlier log than 2's, and 4, written on 3's. */
+    private static final class OnAnEarlierLog {
+        final IncrementalRemoteKeyedStateHandle third;
+        final IncrementalRemoteKeyedStateHandle fourth;
+        /** The segments completed checkpoint 2 wrote. */
+        final List<String> secondsOwn;
+
+        OnAnEarlierLog(
+                IncrementalRemoteKeyedStateHandle third,
+                IncrementalRemoteKeyedStateHandle fourth,
+                List<String> secondsOwn) {
+            this.third = third;
+            this.fourth = fourth;
+            this.secondsOwn = secondsOwn;
+        }
+    }
+
+    /** The value of {@code key} once keys 0 to {@code last} were written concurrently. */
+    private static Long writtenConcurrently(int key, int last) {
+        return key <= last ? (long) key + 2 : (long) key * 1000 + 1;
+    }
+
+    /**
+     * As above, 3 lists the log of 1 and 4 that of 2 (listed before 3 was given its batch); 3
+     * completes, and a pass over its log compacts 1's half dead segment. 5 takes the run up, and
+     * 4 completes while 5 writes its manifest: the index cannot follow 4's log, so the run is
+     * dropped, but 5, which listed it, must still write its checkpoint, giving the run to Flink
+     * (it failed, and with it the job, when the log deleted the run under it). 4's completion
+     * dropped 3's segment, which 5 lists, so the JobManager refuses 5; it registers 5's own files
+     * first, and deletes them once the next checkpoint, which is full, completes.
      */
     @Test
     void aRunDroppedWhileItsCheckpointWritesIsLeftToThatCheckpoint() throws Exception {
@@ -514,21 +702,25 @@ class CompactionTest {
             harness.put(0, 2);
             RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
             write(harness, 3, 2);
+            AtomicReference<IncrementalRemoteKeyedStateHandle> fourth = new AtomicReference<>();
             IncrementalRemoteKeyedStateHandle third =
-                    BackendHarness.written(harness.snapshot(3));
+                    writtenWhileListed(
+                            harness,
+                            3,
+                            () -> {
+                                harness.confirm(BackendHarness.written(second), 2);
+                                harness.awaitCompaction();
+                                fourth.set(harness.checkpointThatNeverCompletes(4));
+                            });
             harness.acknowledge(third, 3);
-            harness.confirm(BackendHarness.written(second), 2);
-            harness.awaitCompaction();
-            IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
-            harness.acknowledge(fourth, 4);
+            harness.acknowledge(fourth.get(), 4);
             harness.complete(3);
             harness.awaitCompaction();
             assertThat(harness.backend.compactionWaits()).as("a run offered").isTrue();
 
             write(harness, 5, 2);
             IncrementalRemoteKeyedStateHandle fifth =
-                    BackendHarness.written(
-                            harness.snapshot(5, runningFirst(() -> harness.complete(4))));
+                    writtenWhileListed(harness, 5, () -> harness.complete(4));
             assertThat(ownSegments(fifth)).anyMatch(name -> name.contains("-run-"));
             assertThatThrownBy(() -> harness.acknowledge(fifth, 5))
                     .isInstanceOf(IllegalStateException.class)
@@ -697,6 +889,16 @@ class CompactionTest {
     @FunctionalInterface
     private interface CheckpointWriter {
         IncrementalRemoteKeyedStateHandle write(int id) throws Exception;
+    }
+
+    /**
+     * Takes checkpoint {@code id}, whose asynchronous phase runs {@code meanwhile} once it has
+     * listed its batches and appended its own, before it is given its segments.
+     */
+    private static IncrementalRemoteKeyedStateHandle writtenWhileListed(
+            BackendHarness harness, int id, ThrowingRunnable<Exception> meanwhile)
+            throws Exception {
+        return BackendHarness.written(harness.snapshot(id, runningFirst(meanwhile)));
     }
 
     /** Streams in memory; {@code first} runs as the first one is opened (a manifest's). */

@@ -62,8 +62,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * never the whole state. Asynchronous phase: append one batch, sync once, write the manifest.
  *
  * <p>A checkpoint's batches are those of the last <em>completed</em> checkpoint plus one new batch
- * carrying every capture taken since. Captures are dropped only when a checkpoint containing them
- * completes, so an aborted, failed or out-of-order checkpoint never loses a change.
+ * carrying every capture taken since (or, with concurrent checkpoints, those of a pending checkpoint
+ * that holds the completed one's changes: {@link #pendingOnAnEarlierLog}). Captures are dropped only
+ * when a checkpoint containing them completes, so an aborted, failed or out-of-order checkpoint
+ * never loses a change.
  */
 public final class AppendLogSnapshotStrategy<K> {
 
@@ -89,7 +91,7 @@ public final class AppendLogSnapshotStrategy<K> {
     private final boolean localBackup;
 
     /**
-     * Guards pending, written, appendedOn, base, needsFull, lastFull and the pending compaction.
+     * Guards pending, written, carried, base, needsFull, lastFull and the pending compaction.
      */
     private final Object lock = new Object();
     /** Serializes appends and index updates of concurrent asynchronous phases. */
@@ -100,11 +102,8 @@ public final class AppendLogSnapshotStrategy<K> {
 
     /** Checkpoints written but not yet known to be complete. */
     private final TreeMap<Long, WrittenCheckpoint> written = new TreeMap<>();
-    /**
-     * For each batch of the log that an incremental checkpoint appended: the checkpoint that one
-     * built on ({@link WrittenCheckpoint#builtOn}).
-     */
-    private final Map<String, Long> appendedOn = new HashMap<>();
+    /** For each batch of the log that a checkpoint appended: the changes it carries. */
+    private final Map<String, CarriedChanges> carried = new HashMap<>();
     /** The last checkpoint known complete, and those aborted since: none of them is remembered. */
     private long lastCompleted = -1;
     private final Set<Long> aborted = new HashSet<>();
@@ -443,15 +442,28 @@ public final class AppendLogSnapshotStrategy<K> {
                     long builtOn;
                     CompactionResult compaction;
                     synchronized (lock) {
-                        confirmed = segmentsOf(base);
-                        compaction = compactionFor(base, checkpointId);
-                        batches = withCompaction(base, compaction);
-                        placeholders = new HashSet<>(confirmed);
-                        if (compaction != null
-                                && compaction.run() != null
-                                && pendingTakenUpBy != checkpointId) {
-                            placeholders.add(compaction.run().segment());
+                        WrittenCheckpoint earlier = pendingOnAnEarlierLog(checkpointId);
+                        if (earlier != null) {
+                            // Its segments are registered by the completed checkpoint or by its
+                            // own acknowledgement; only those both logs hold stay registered
+                            // whichever completes.
+                            batches = new ArrayList<>(earlier.batches);
+                            placeholders = segmentsOf(earlier.batches);
+                            confirmed = new HashSet<>(segmentsOf(base));
+                            confirmed.retainAll(placeholders);
+                            compaction = earlier.compaction;
+                        } else {
+                            confirmed = segmentsOf(base);
+                            compaction = compactionFor(base, checkpointId);
+                            batches = withCompaction(base, compaction);
+                            placeholders = new HashSet<>(confirmed);
+                            if (compaction != null
+                                    && compaction.run() != null
+                                    && pendingTakenUpBy != checkpointId) {
+                                placeholders.add(compaction.run().segment());
+                            }
                         }
+                        // Either way its batch carries every change since that one's barrier.
                         builtOn = lastCompleted;
                         for (Capture c : pending) {
                             if (c.checkpointId <= checkpointId) {
@@ -732,6 +744,56 @@ public final class AppendLogSnapshotStrategy<K> {
     // ------------------------------------------------------------------------
 
     /**
+     * The checkpoint whose log checkpoint {@code checkpointId} lists instead of the last completed
+     * one's, or null. That is the latest checkpoint written before it, if its log lacks a segment
+     * of the completed log other than through the pending compaction (it listed an earlier log,
+     * its asynchronous phase coming before that completion reached the task, or the log of one
+     * that did), yet holds every change of the completed log ({@link #holdsTheCompletedLog}).
+     * Should it complete first, the JobManager drops the segments it lacks, and would refuse a
+     * checkpoint listing them. Its segments that the completed log lacks are listed as
+     * placeholders only once their checkpoint was given them: the JobManager then resolves them
+     * to what that checkpoint's acknowledgement registered, or refuses this one should that
+     * checkpoint be discarded unregistered. Should this one complete first, the index never
+     * learned those, and the next checkpoint is full ({@link #indexCanFollow}).
+     */
+    @Nullable
+    private WrittenCheckpoint pendingOnAnEarlierLog(long checkpointId) {
+        Map.Entry<Long, WrittenCheckpoint> latest = written.lowerEntry(checkpointId);
+        if (latest == null || latest.getValue().full) {
+            return null;
+        }
+        WrittenCheckpoint earlier = latest.getValue();
+        Set<String> listed = segmentsOf(earlier.batches);
+        Set<String> replaced = replacedBy(earlier);
+        boolean lacksACompletedSegment = false;
+        for (BatchLocation batch : base) {
+            if (!listed.contains(batch.segment()) && !replaced.contains(batch.key())) {
+                lacksACompletedSegment = true;
+            }
+        }
+        Set<String> completed = segmentsOf(base);
+        for (String segment : listed) {
+            if (!completed.contains(segment) && !log.given(segment)) {
+                return null;
+            }
+        }
+        return lacksACompletedSegment && holdsTheCompletedLog(latest.getKey(), earlier)
+                ? earlier
+                : null;
+    }
+
+    /** The batches that the pending compaction replaced, if {@code checkpoint} applied it. */
+    private Set<String> replacedBy(WrittenCheckpoint checkpoint) {
+        return appliesPendingCompaction(checkpoint)
+                ? pendingCompaction.replacedBatches()
+                : Set.of();
+    }
+
+    private boolean appliesPendingCompaction(WrittenCheckpoint checkpoint) {
+        return pendingCompaction != null && checkpoint.compaction == pendingCompaction;
+    }
+
+    /**
      * The pending compaction if checkpoint {@code checkpointId} applies it to {@code batches}, else
      * null. The first checkpoint to apply it takes it up and lists the run as its own; later
      * checkpoints list it as a placeholder (see {@link #followsTaker}). Without it, they would
@@ -859,13 +921,12 @@ public final class AppendLogSnapshotStrategy<K> {
             if (completed == null) {
                 return;
             }
-            if (!indexCanFollow(checkpointId, completed)) {
+            if (!indexCanFollow(completed)) {
                 LOG.info(
-                        "Checkpoint {} completed on the log of checkpoint {}, without changes that"
-                                + " the log of checkpoint {} held; the next checkpoint is full, and"
-                                + " compaction waits for it",
+                        "Checkpoint {} completed on a log that lacks changes the log of checkpoint"
+                                + " {} held, or holds batches of a checkpoint that never completed;"
+                                + " the next checkpoint is full, and compaction waits for it",
                         checkpointId,
-                        completed.builtOn,
                         lastCompleted);
                 requireFullCheckpoint();
                 if (pendingCompaction != null) {
@@ -874,10 +935,11 @@ public final class AppendLogSnapshotStrategy<K> {
                 }
             }
             base = completed.batches;
-            if (completed.appendedAt != null && !completed.full) {
-                appendedOn.put(completed.appendedAt.key(), completed.builtOn);
+            if (completed.appendedAt != null) {
+                carried.put(
+                        completed.appendedAt.key(), CarriedChanges.of(completed, checkpointId));
             }
-            appendedOn.keySet().retainAll(keys(base));
+            carried.keySet().retainAll(keys(base));
             if (completed.appendedAt != null) {
                 // Under the lock, with base: the index counts the segment from now on, and no
                 // compaction pass judges the completed log before the index knows its batch.
@@ -907,30 +969,72 @@ public final class AppendLogSnapshotStrategy<K> {
 
     /**
      * Whether the index, which learned the batches of the checkpoints completed so far, follows
-     * the log to {@code completed}'s once it learns that one's batch: every batch of the current
-     * log that {@code completed} lacks is replaced by the compaction it applied, or carries only
-     * changes that its own batch carries again (appended by a checkpoint that built on the same
-     * log as it or a later one). Not so when its asynchronous phase listed an earlier log than a
-     * checkpoint completed since had built on (a completion reached the task after the barrier):
-     * the log then lacks batches or a compaction run that the index follows, and compaction
-     * would take records of the log for dead.
+     * the log to {@code completed}'s once it learns that one's batch: its log holds no batch that
+     * the index never learned but its own and the run of the pending compaction it applied, and
+     * every batch of the current log that it lacks is replaced by that compaction or carries only
+     * changes that its own batch carries again, which the index learns there. Not so when its
+     * asynchronous phase listed an earlier log than a checkpoint completed since had built on (a
+     * completion reached the task after the barrier), or the log of a checkpoint that never
+     * completed: the log then lacks batches or a compaction run that the index follows, or holds
+     * records the index does not know of, and compaction would take records of the log for dead.
      */
-    private boolean indexCanFollow(long checkpointId, WrittenCheckpoint completed) {
+    private boolean indexCanFollow(WrittenCheckpoint completed) {
         if (completed.full) {
             return true;
         }
-        Set<String> next = keys(completed.batches);
-        Set<String> replaced = new HashSet<>();
-        if (pendingCompaction != null && completed.compaction == pendingCompaction) {
-            replaced.addAll(pendingCompaction.replacedBatches());
+        Set<String> unknown = keys(completed.batches);
+        unknown.removeAll(keys(base));
+        if (completed.appendedAt != null) {
+            unknown.remove(completed.appendedAt.key());
         }
+        if (appliesPendingCompaction(completed) && pendingCompaction.run() != null) {
+            unknown.remove(pendingCompaction.run().key());
+        }
+        return unknown.isEmpty() && lacksOnlyChangesAfter(completed, completed.builtOn);
+    }
+
+    /**
+     * Whether checkpoint {@code checkpointId}'s log holds every change of the last completed one:
+     * the batches it lists, and its own (empty, if it appended none), carry again what the batches
+     * of the completed log that it lacks carry ({@link CarriedChanges}). A completion that reached
+     * the task after the barrier leaves a checkpoint on an earlier log, whose batches carry
+     * changes from before the completed one's.
+     */
+    private boolean holdsTheCompletedLog(long checkpointId, WrittenCheckpoint checkpoint) {
+        Map<String, CarriedChanges> appended = new HashMap<>(carried);
+        written.forEach(
+                (id, other) -> {
+                    if (other.appendedAt != null) {
+                        appended.put(other.appendedAt.key(), CarriedChanges.of(other, id));
+                    }
+                });
+        List<CarriedChanges> intervals = new ArrayList<>();
+        intervals.add(CarriedChanges.of(checkpoint, checkpointId));
+        for (BatchLocation batch : checkpoint.batches) {
+            CarriedChanges interval = appended.get(batch.key());
+            if (interval != null) {
+                intervals.add(interval);
+            }
+        }
+        return lacksOnlyChangesAfter(
+                checkpoint, CarriedChanges.carriedSince(lastCompleted, intervals));
+    }
+
+    /**
+     * Whether every batch of the last completed log that {@code checkpoint}'s log lacks is
+     * replaced by the pending compaction it applied, or carries only changes after the barrier
+     * of checkpoint {@code since}.
+     */
+    private boolean lacksOnlyChangesAfter(WrittenCheckpoint checkpoint, long since) {
+        Set<String> listed = keys(checkpoint.batches);
+        Set<String> replaced = replacedBy(checkpoint);
         for (BatchLocation batch : base) {
             String key = batch.key();
-            if (next.contains(key) || replaced.contains(key)) {
+            if (listed.contains(key) || replaced.contains(key)) {
                 continue;
             }
-            Long builtOn = appendedOn.get(key);
-            if (builtOn == null || builtOn < completed.builtOn) {
+            CarriedChanges lacked = carried.get(key);
+            if (lacked == null || lacked.after < since) {
                 return false;
             }
         }

@@ -1,0 +1,42 @@
+package org.appendlog.statebackend.snapshot;
+
+/**
+ * The changes a checkpoint's batch carries: every entry changed after the barrier of checkpoint
+ * {@link #after} (the last one known complete when it listed its batches: captures go only once a
+ * checkpoint holding them completes) up to its own barrier, {@link #upTo}, with its value there.
+ * A full batch carries every change up to its barrier. A log whose batches carry intervals that
+ * together cover a batch's interval holds every change that batch carries.
+ */
+final class CarriedChanges {
+
+    final long after;
+    final long upTo;
+
+    private CarriedChanges(long after, long upTo) {
+        this.after = after;
+        this.upTo = upTo;
+    }
+
+    static CarriedChanges of(WrittenCheckpoint checkpoint, long checkpointId) {
+        return new CarriedChanges(checkpoint.full ? Long.MIN_VALUE : checkpoint.builtOn, checkpointId);
+    }
+
+    /**
+     * The earliest checkpoint {@code s} such that {@code intervals} together carry every change
+     * after the barrier of {@code s} up to that of {@code from}; {@code from} if none reaches it.
+     */
+    static long carriedSince(long from, Iterable<CarriedChanges> intervals) {
+        long since = from;
+        boolean extended = true;
+        while (extended) {
+            extended = false;
+            for (CarriedChanges interval : intervals) {
+                if (interval.after < since && interval.upTo >= since) {
+                    since = interval.after;
+                    extended = true;
+                }
+            }
+        }
+        return since;
+    }
+}
