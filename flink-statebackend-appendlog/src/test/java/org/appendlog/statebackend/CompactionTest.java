@@ -528,11 +528,7 @@ class CompactionTest {
             harness.acknowledge(fifth, 5);
             harness.complete(4);
             harness.complete(5);
-            IncrementalRemoteKeyedStateHandle last =
-                    harness.assertIndexDescribesTheLog(stateBackend, fifth);
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore);
-            BackendHarness.assertRestores(
-                    stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, 3));
+            assertFollowedAndRestored(harness, stateBackend, registry, fifth, fullBefore, 3);
         }
     }
 
@@ -578,11 +574,7 @@ class CompactionTest {
             harness.complete(6);
             BackendHarness.assertRestores(
                     stateBackend, registry, sixth, KEYS, key -> writtenConcurrently(key, 4));
-            IncrementalRemoteKeyedStateHandle last =
-                    harness.assertIndexDescribesTheLog(stateBackend, sixth);
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
-            BackendHarness.assertRestores(
-                    stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, 4));
+            assertFollowedAndRestored(harness, stateBackend, registry, sixth, fullBefore + 1, 4);
         }
     }
 
@@ -604,11 +596,7 @@ class CompactionTest {
             BackendHarness.assertRestores(
                     stateBackend, registry, fourth, KEYS, key -> writtenConcurrently(key, 2));
             long fullBefore = harness.backend.fullBatches();
-            IncrementalRemoteKeyedStateHandle last =
-                    harness.assertIndexDescribesTheLog(stateBackend, fourth);
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
-            BackendHarness.assertRestores(
-                    stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, 2));
+            assertFollowedAndRestored(harness, stateBackend, registry, fourth, fullBefore + 1, 2);
         }
     }
 
@@ -675,6 +663,26 @@ class CompactionTest {
             this.fourth = fourth;
             this.secondsOwn = secondsOwn;
         }
+    }
+
+    /**
+     * Checks that the index describes the log from {@code completed} on, that the backend appended
+     * {@code fullBatches} full batches by then, and that the last checkpoint restores keys 0 to
+     * {@code lastKey} as written concurrently.
+     */
+    private static void assertFollowedAndRestored(
+            BackendHarness harness,
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            IncrementalRemoteKeyedStateHandle completed,
+            long fullBatches,
+            int lastKey)
+            throws Exception {
+        IncrementalRemoteKeyedStateHandle last =
+                harness.assertIndexDescribesTheLog(stateBackend, completed);
+        assertThat(harness.backend.fullBatches()).as("full batches").isEqualTo(fullBatches);
+        BackendHarness.assertRestores(
+                stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, lastKey));
     }
 
     /** The value of {@code key} once keys 0 to {@code last} were written concurrently. */
