@@ -20,13 +20,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.RunnableFuture;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Compaction against checkpoints in every order a task sees them: asynchronous phases that end
  * late, barriers ahead of the last completion, completions that subsume checkpoints never heard
- * of again, aborts of checkpoints discarded unregistered, full checkpoints. Runs are taken up,
+ * of again, aborts of checkpoints discarded unregistered, full checkpoints, acknowledgements that
+ * reach the JobManager in another order than they were sent, or after their checkpoint was
+ * subsumed, and acknowledgements it refuses. Runs are taken up,
  * dropped, come back and leave for good at random; whatever happened, the last checkpoint
  * restores exactly the state its barrier saw.
  */
@@ -43,6 +46,7 @@ class CompactionInterleavingTest {
         final Map<Integer, Long> state;
         RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase;
         IncrementalRemoteKeyedStateHandle handle;
+        boolean acknowledged;
 
         Checkpoint(long id, Map<Integer, Long> state) {
             this.id = id;
@@ -53,17 +57,46 @@ class CompactionInterleavingTest {
             return asyncPhase == null;
         }
 
+        boolean awaitsAcknowledgement() {
+            return written() && !acknowledged;
+        }
+
         /**
-         * Runs the asynchronous phase; the task acknowledges the checkpoint as it ends, unless the
-         * checkpoint was declined meanwhile: then the task discards what it wrote, unregistered.
+         * Runs the asynchronous phase. If the checkpoint was declined meanwhile, the task
+         * discards what it wrote, unregistered; else it sends the acknowledgement, which reaches
+         * the JobManager now or later.
          */
         void write(BackendHarness harness, boolean declined) throws Exception {
             handle = BackendHarness.written(asyncPhase);
             asyncPhase = null;
             if (declined) {
                 handle.discardState();
-            } else {
+            }
+        }
+
+        /**
+         * The JobManager registers the acknowledgement; false if it refuses it, having found a
+         * placeholder it does not know (a checkpoint completed that dropped the segment, or the
+         * one that wrote it was discarded unregistered or is not registered yet).
+         */
+        boolean acknowledge(BackendHarness harness) {
+            try {
                 harness.acknowledge(handle, id);
+            } catch (IllegalStateException e) {
+                assertThat(e).hasMessageContaining("Attempt to reference unknown state");
+                return false;
+            }
+            acknowledged = true;
+            return true;
+        }
+
+        /**
+         * The acknowledgement reaches the JobManager after the checkpoint can no longer complete:
+         * it discards the state, unregistered.
+         */
+        void lateAcknowledgement() throws Exception {
+            if (awaitsAcknowledgement()) {
+                handle.discardState();
             }
         }
     }
@@ -89,6 +122,7 @@ class CompactionInterleavingTest {
         List<Checkpoint> open = new ArrayList<>();
         long nextId = 1;
         int completions = 0;
+        int refusals = 0;
         long fullBatches;
         Checkpoint last;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
@@ -113,17 +147,24 @@ class CompactionInterleavingTest {
                 } else if (roll < 60) {
                     Checkpoint c = new Checkpoint(nextId++, new HashMap<>(state));
                     c.asyncPhase = harness.snapshot(c.id);
+                    open.add(c);
                     if (random.nextBoolean()) {
                         c.write(harness, false);
+                        refusals += acknowledgeNowOrLater(harness, open, c, random);
                     }
-                    open.add(c);
                 } else if (roll < 75) {
-                    Checkpoint c = pick(open, random, false);
+                    Checkpoint c = pick(open, random, cp -> !cp.written());
                     if (c != null) {
                         c.write(harness, false);
+                        refusals += acknowledgeNowOrLater(harness, open, c, random);
+                    }
+                } else if (roll < 80) {
+                    Checkpoint c = pick(open, random, Checkpoint::awaitsAcknowledgement);
+                    if (c != null) {
+                        refusals += acknowledge(harness, open, c);
                     }
                 } else if (roll < 93) {
-                    Checkpoint c = pick(open, random, true);
+                    Checkpoint c = pick(open, random, cp -> cp.acknowledged);
                     if (c != null) {
                         harness.complete(c.id);
                         // Every completed checkpoint restores what its barrier saw.
@@ -142,16 +183,24 @@ class CompactionInterleavingTest {
                         if (!c.written()) {
                             c.write(harness, true);
                         }
+                        c.lateAcknowledgement();
                     }
                 }
                 if (random.nextInt(4) == 0) {
                     harness.awaitCompaction();
                 }
             }
-            // The job goes on: one more checkpoint completes, after everything still open.
+            // The job goes on: the acknowledgements on their way arrive, and one more
+            // checkpoint completes, after everything still open.
+            for (Checkpoint c : new ArrayList<>(open)) {
+                if (c.awaitsAcknowledgement()) {
+                    refusals += acknowledge(harness, open, c);
+                }
+            }
             last = new Checkpoint(nextId, new HashMap<>(state));
             last.asyncPhase = harness.snapshot(last.id);
             last.write(harness, false);
+            assertThat(last.acknowledge(harness)).as("the last checkpoint registered").isTrue();
             harness.complete(last.id);
             abandonUpTo(harness, open, last.id, random);
             // Compaction judged liveness by an index that describes the log exactly.
@@ -159,8 +208,8 @@ class CompactionInterleavingTest {
             fullBatches = harness.backend.fullBatches();
         }
         System.out.printf(
-                "seed %d: %d checkpoints, %d completed, %d full, %d keys%n",
-                seed, nextId, completions + 1, fullBatches, last.state.size());
+                "seed %d: %d checkpoints, %d completed, %d refused, %d full, %d keys%n",
+                seed, nextId, completions + 1, refusals, fullBatches, last.state.size());
         assertThat(completions).isGreaterThan(10);
         BackendHarness.assertRestores(
                 stateBackend,
@@ -170,15 +219,35 @@ class CompactionInterleavingTest {
                 key -> last.state.get(key));
     }
 
-    /** An open checkpoint that can still complete, written or not; null if there is none. */
-    private static Checkpoint pick(List<Checkpoint> open, Random random, boolean written) {
+    /** An open checkpoint that {@code matches}; null if there is none. */
+    private static Checkpoint pick(
+            List<Checkpoint> open, Random random, Predicate<Checkpoint> matches) {
         List<Checkpoint> candidates = new ArrayList<>();
         for (Checkpoint c : open) {
-            if (c.written() == written) {
+            if (matches.test(c)) {
                 candidates.add(c);
             }
         }
         return candidates.isEmpty() ? null : candidates.get(random.nextInt(candidates.size()));
+    }
+
+    /** Acknowledges {@code c} now, or leaves its acknowledgement on its way; returns refusals. */
+    private static int acknowledgeNowOrLater(
+            BackendHarness harness, List<Checkpoint> open, Checkpoint c, Random random) {
+        return random.nextBoolean() ? acknowledge(harness, open, c) : 0;
+    }
+
+    /**
+     * Acknowledges {@code c}; returns 1 if the JobManager refused it: then the checkpoint can
+     * never complete, and expires, which the task hears of as an abort.
+     */
+    private static int acknowledge(BackendHarness harness, List<Checkpoint> open, Checkpoint c) {
+        if (c.acknowledge(harness)) {
+            return 0;
+        }
+        open.remove(c);
+        harness.backend.notifyCheckpointAborted(c.id);
+        return 1;
     }
 
     /**
@@ -204,6 +273,7 @@ class CompactionInterleavingTest {
             if (!c.written()) {
                 c.write(harness, true);
             }
+            c.lateAcknowledgement();
         }
     }
 }
