@@ -461,34 +461,23 @@ class CompactionTest {
      * full, and the index learns every entry anew from it.
      */
     @Test
-    void aCheckpointCompletedOnAnEarlierLogThanTheLastMakesTheNextOneFull() throws Exception {
+    void aCheckpointCompletedConcurrentCheckpointsThanTheLastMakesTheNextOneFull() throws Exception {
         // Every batch fills a segment of its own.
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
         SharedStateRegistry registry = BackendHarness.newRegistry();
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            rewriteEveryKey(harness, 1, 1);
-            harness.put(0, 2);
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
-            AtomicReference<IncrementalRemoteKeyedStateHandle> fourth = new AtomicReference<>();
-            IncrementalRemoteKeyedStateHandle third =
-                    writtenWhileListed(
-                            harness,
-                            3,
-                            () -> {
-                                harness.confirm(BackendHarness.written(second), 2);
-                                fourth.set(harness.checkpointThatNeverCompletes(4));
-                            });
+            ConcurrentCheckpoints written = fourthOnTheCompletedLog(harness, () -> {}, () -> {});
             // Before the registry swaps the registered handles in for the placeholders.
-            List<String> writtenByThird = ownSegments(third);
-            harness.acknowledge(third, 3);
-            assertThat(segmentNames(fourth.get())).doesNotContainAnyElementsOf(writtenByThird);
-            harness.acknowledge(fourth.get(), 4);
+            List<String> writtenByThird = ownSegments(written.third);
+            harness.acknowledge(written.third, 3);
+            assertThat(segmentNames(written.fourth)).doesNotContainAnyElementsOf(writtenByThird);
+            harness.acknowledge(written.fourth, 4);
             harness.complete(3);
             long fullBefore = harness.backend.fullBatches();
             harness.complete(4);
             assertThat(harness.backend.compactionWaits()).isTrue();
             IncrementalRemoteKeyedStateHandle last =
-                    harness.assertIndexDescribesTheLog(stateBackend, fourth.get());
+                    harness.assertIndexDescribesTheLog(stateBackend, written.fourth);
             assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
             assertThat(harness.get(0)).isEqualTo(2L);
             BackendHarness.assertRestores(
@@ -513,18 +502,17 @@ class CompactionTest {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
         SharedStateRegistry registry = BackendHarness.newRegistry();
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            OnAnEarlierLog written = checkpointOnAnEarlierLog(harness);
-            IncrementalRemoteKeyedStateHandle fourth = written.fourth;
+            ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
             harness.put(3, writtenConcurrently(3, 3));
             IncrementalRemoteKeyedStateHandle fifth = harness.checkpointThatNeverCompletes(5);
             assertThat(placeholders(fifth))
                     .containsAll(ownSegments(written.third))
-                    .containsAll(ownSegments(fourth));
+                    .containsAll(ownSegments(written.fourth));
             assertThat(segmentNames(fifth)).doesNotContainAnyElementsOf(written.secondsOwn);
             harness.acknowledge(written.third, 3);
             long fullBefore = harness.backend.fullBatches();
             harness.complete(3);
-            harness.acknowledge(fourth, 4);
+            harness.acknowledge(written.fourth, 4);
             harness.acknowledge(fifth, 5);
             harness.complete(4);
             harness.complete(5);
@@ -588,15 +576,15 @@ class CompactionTest {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
         SharedStateRegistry registry = BackendHarness.newRegistry();
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            OnAnEarlierLog written = checkpointOnAnEarlierLog(harness);
-            IncrementalRemoteKeyedStateHandle fourth = written.fourth;
+            ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
             harness.acknowledge(written.third, 3);
-            harness.confirm(fourth, 4);
+            harness.confirm(written.fourth, 4);
             assertThat(harness.backend.compactionWaits()).isTrue();
             BackendHarness.assertRestores(
-                    stateBackend, registry, fourth, KEYS, key -> writtenConcurrently(key, 2));
+                    stateBackend, registry, written.fourth, KEYS, key -> writtenConcurrently(key, 2));
             long fullBefore = harness.backend.fullBatches();
-            assertFollowedAndRestored(harness, stateBackend, registry, fourth, fullBefore + 1, 2);
+            assertFollowedAndRestored(
+                    harness, stateBackend, registry, written.fourth, fullBefore + 1, 2);
         }
     }
 
@@ -611,7 +599,7 @@ class CompactionTest {
         SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            OnAnEarlierLog written = checkpointOnAnEarlierLog(harness);
+            ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
             written.third.discardState();
             harness.backend.notifyCheckpointAborted(3);
             assertThatThrownBy(() -> harness.acknowledge(written.fourth, 4))
@@ -632,7 +620,7 @@ class CompactionTest {
      * and its own changes (key 1) again; 4 (key 2) lists its batches after. Neither is
      * acknowledged.
      */
-    private OnAnEarlierLog checkpointOnAnEarlierLog(BackendHarness harness) throws Exception {
+    private ConcurrentCheckpoints checkpointConcurrentCheckpoints(BackendHarness harness) throws Exception {
         rewriteEveryKey(harness, 1, 1);
         harness.put(0, writtenConcurrently(0, 2));
         RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
@@ -645,17 +633,48 @@ class CompactionTest {
         IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
         assertThat(placeholders(fourth)).containsAll(ownSegments(third));
         assertThat(segmentNames(fourth)).doesNotContainAnyElementsOf(writtenBySecond);
-        return new OnAnEarlierLog(third, fourth, writtenBySecond);
+        return new ConcurrentCheckpoints(third, fourth, writtenBySecond);
     }
 
-    /** Checkpoint 3, written on an earlier log than 2's, and 4, written on 3's. */
-    private static final class OnAnEarlierLog {
+    /**
+     * Every key written at checkpoint 1, key 0 again for 2; 3 (after {@code beforeThird}) lists
+     * 1's log, and as it opens its manifest stream, before it was given its batch, 2 completes
+     * and 4 (after {@code beforeFourth}) lists 2's log. Neither 3 nor 4 is acknowledged.
+     */
+    private ConcurrentCheckpoints fourthOnTheCompletedLog(
+            BackendHarness harness,
+            ThrowingRunnable<Exception> beforeThird,
+            ThrowingRunnable<Exception> beforeFourth)
+            throws Exception {
+        rewriteEveryKey(harness, 1, 1);
+        harness.put(0, 2);
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
+        beforeThird.run();
+        List<String> writtenBySecond = new ArrayList<>();
+        AtomicReference<IncrementalRemoteKeyedStateHandle> fourth = new AtomicReference<>();
+        IncrementalRemoteKeyedStateHandle third =
+                writtenWhileListed(
+                        harness,
+                        3,
+                        () -> {
+                            IncrementalRemoteKeyedStateHandle secondHandle =
+                                    BackendHarness.written(second);
+                            writtenBySecond.addAll(ownSegments(secondHandle));
+                            harness.confirm(secondHandle, 2);
+                            beforeFourth.run();
+                            fourth.set(harness.checkpointThatNeverCompletes(4));
+                        });
+        return new ConcurrentCheckpoints(third, fourth.get(), writtenBySecond);
+    }
+
+    /** Checkpoint 3, written on an earlier log than 2's, and 4, written after 2 completed. */
+    private static final class ConcurrentCheckpoints {
         final IncrementalRemoteKeyedStateHandle third;
         final IncrementalRemoteKeyedStateHandle fourth;
         /** The segments completed checkpoint 2 wrote. */
         final List<String> secondsOwn;
 
-        OnAnEarlierLog(
+        ConcurrentCheckpoints(
                 IncrementalRemoteKeyedStateHandle third,
                 IncrementalRemoteKeyedStateHandle fourth,
                 List<String> secondsOwn) {
@@ -706,22 +725,11 @@ class CompactionTest {
         SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            rewriteEveryKey(harness, 1, 1);
-            harness.put(0, 2);
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
-            write(harness, 3, 2);
-            AtomicReference<IncrementalRemoteKeyedStateHandle> fourth = new AtomicReference<>();
-            IncrementalRemoteKeyedStateHandle third =
-                    writtenWhileListed(
-                            harness,
-                            3,
-                            () -> {
-                                harness.confirm(BackendHarness.written(second), 2);
-                                harness.awaitCompaction();
-                                fourth.set(harness.checkpointThatNeverCompletes(4));
-                            });
-            harness.acknowledge(third, 3);
-            harness.acknowledge(fourth.get(), 4);
+            ConcurrentCheckpoints written =
+                    fourthOnTheCompletedLog(
+                            harness, () -> write(harness, 3, 2), harness::awaitCompaction);
+            harness.acknowledge(written.third, 3);
+            harness.acknowledge(written.fourth, 4);
             harness.complete(3);
             harness.awaitCompaction();
             assertThat(harness.backend.compactionWaits()).as("a run offered").isTrue();

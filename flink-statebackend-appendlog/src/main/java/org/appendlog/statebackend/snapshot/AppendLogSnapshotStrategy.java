@@ -765,12 +765,10 @@ public final class AppendLogSnapshotStrategy<K> {
         WrittenCheckpoint earlier = latest.getValue();
         Set<String> listed = segmentsOf(earlier.batches);
         Set<String> replaced = replacedBy(earlier);
-        boolean lacksACompletedSegment = false;
-        for (BatchLocation batch : base) {
-            if (!listed.contains(batch.segment()) && !replaced.contains(batch.key())) {
-                lacksACompletedSegment = true;
-            }
-        }
+        boolean lacksACompletedSegment =
+                base.stream()
+                        .anyMatch(
+                                b -> !listed.contains(b.segment()) && !replaced.contains(b.key()));
         Set<String> completed = segmentsOf(base);
         for (String segment : listed) {
             if (!completed.contains(segment) && !log.given(segment)) {
