@@ -7,6 +7,7 @@ import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.SegmentedLog;
 import org.appendlog.statebackend.snapshot.AppendLogSnapshotStrategy;
+import org.appendlog.statebackend.snapshot.CheckpointLineage;
 import org.appendlog.statebackend.tracking.ChangeTracker;
 import org.appendlog.statebackend.tracking.LoggedState;
 import org.appendlog.statebackend.tracking.LoggedTimers;
@@ -78,6 +79,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
     private final Map<String, LoggedTimers> timersByName = new HashMap<>();
     private final SegmentedLog log;
     private final LogIndex index;
+    private final CheckpointLineage lineage;
     private final AppendLogSnapshotStrategy<K> snapshotStrategy;
     @Nullable private final Compactor compactor;
     /** Deduplicates buffered changes and indexes written batches, off the task's critical path. */
@@ -120,6 +122,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         this.tracker = new ChangeTracker(heap.getKeyContext(), changeBufferSize, background);
         this.log = log;
         this.index = index;
+        this.lineage = new CheckpointLineage(log, index, background);
         this.snapshotStrategy =
                 new AppendLogSnapshotStrategy<>(
                         backendId,
@@ -129,7 +132,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                         timers,
                         tracker,
                         log,
-                        index,
+                        lineage,
                         background,
                         fullCheckpointRatio,
                         localBackup);
@@ -141,7 +144,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                                 log,
                                 index,
                                 keyGroupRange,
-                                snapshotStrategy::offerCompaction,
+                                lineage::offerCompaction,
                                 metrics)
                         : null;
         registerMetrics(metrics);
@@ -152,7 +155,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
      * another format ({@code needsFull}), checkpoints are full until one of them completes.
      */
     void startFrom(List<BatchLocation> batches, boolean needsFull, long restoredBytes) {
-        snapshotStrategy.startFrom(batches, needsFull);
+        lineage.startFrom(batches, needsFull);
         this.restoredBytes = restoredBytes;
     }
 
@@ -177,7 +180,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
 
     /** Whether a compaction result, or a full checkpoint, waits for the next checkpoint. */
     boolean compactionWaits() {
-        return !snapshotStrategy.mayCompact();
+        return !lineage.mayCompact();
     }
 
     /** The compactor, or null when compaction is disabled. */
@@ -239,7 +242,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                     || !sameFormat(valuesBefore, state.table().getStateSerializer())) {
                 // The heap migrated its objects, but the log still holds the old format, which
                 // the next manifest's serializers could not read.
-                snapshotStrategy.requireFullCheckpoint();
+                lineage.requireFullCheckpoint();
             }
         }
         return (IS) state.tracked();
@@ -355,10 +358,10 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-        snapshotStrategy.notifyCheckpointComplete(checkpointId);
+        lineage.notifyCheckpointComplete(checkpointId);
         if (compactor != null
                 && !compactor.isRunning()
-                && snapshotStrategy.mayCompact()) {
+                && lineage.mayCompact()) {
             compactor.maybeStart(compactionInput());
         }
     }
@@ -371,12 +374,12 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
             ids.put(state.name(), state.id());
             names.add(state.name());
         }
-        return new CompactionInput(snapshotStrategy.baseBatches(), ids, names);
+        return new CompactionInput(lineage.baseBatches(), ids, names);
     }
 
     @Override
     public void notifyCheckpointAborted(long checkpointId) {
-        snapshotStrategy.notifyCheckpointAborted(checkpointId);
+        lineage.notifyCheckpointAborted(checkpointId);
     }
 
     @Override

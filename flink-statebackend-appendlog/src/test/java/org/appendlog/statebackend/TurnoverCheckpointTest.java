@@ -1,6 +1,6 @@
 package org.appendlog.statebackend;
 
-import org.appendlog.statebackend.snapshot.AppendLogSnapshotStrategy;
+import org.appendlog.statebackend.snapshot.TurnoverDetector;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -206,13 +206,13 @@ class TurnoverCheckpointTest {
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             writeWindow(harness, window, id);
             harness.checkpoint(id);
-            for (int turnover = 1; turnover <= AppendLogSnapshotStrategy.TURNOVERS_TO_PAUSE; turnover++) {
+            for (int turnover = 1; turnover <= TurnoverDetector.TURNOVERS_TO_PAUSE; turnover++) {
                 assertThat(harness.backend.changeTracker().isPaused()).isFalse();
                 writeWindow(harness, window += WINDOW, ++id);
                 harness.checkpoint(id);
             }
             assertThat(harness.backend.fullBatches())
-                    .isEqualTo(AppendLogSnapshotStrategy.TURNOVERS_TO_PAUSE);
+                    .isEqualTo(TurnoverDetector.TURNOVERS_TO_PAUSE);
             // Untracked: the window's writes leave nothing to capture, and restore all the same.
             writeWindow(harness, window += WINDOW, ++id);
             assertThat(harness.backend.changeTracker().size()).isZero();
@@ -222,7 +222,7 @@ class TurnoverCheckpointTest {
             // Settled: one key of the window changes per interval.
             long firstIncremental = -1;
             for (int interval = 0;
-                    interval <= AppendLogSnapshotStrategy.PAUSED_INTERVALS_PER_PROBE + 1;
+                    interval <= TurnoverDetector.PAUSED_INTERVALS_PER_PROBE + 1;
                     interval++) {
                 long fullBefore = harness.backend.fullBatches();
                 harness.put(window, ++id);

@@ -139,8 +139,7 @@ public final class Compactor implements Closeable {
     private void pass(CompactionInput input) throws Exception {
         long start = System.nanoTime();
         index.awaitUpdates();
-        Set<String> referenced = new HashSet<>();
-        input.batches.forEach(b -> referenced.add(b.segment()));
+        Set<String> referenced = BatchLocation.segmentsOf(input.batches);
         String active = log.activeSegment();
         List<SegmentStats> closed = new ArrayList<>();
         for (String segment : referenced) {

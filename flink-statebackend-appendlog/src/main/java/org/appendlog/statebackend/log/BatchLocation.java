@@ -5,6 +5,10 @@ import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.runtime.state.KeyGroupRange;
 
 import java.io.IOException;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 /** Where one batch lives: its segment, byte range, checkpoint id and key-group range. */
 public final class BatchLocation {
@@ -84,6 +88,20 @@ public final class BatchLocation {
 
     public KeyGroupRange keyGroups() {
         return keyGroups;
+    }
+
+    /** The segments that {@code batches} lie in, in the order of their first batch. */
+    public static Set<String> segmentsOf(Collection<BatchLocation> batches) {
+        Set<String> segments = new LinkedHashSet<>();
+        batches.forEach(b -> segments.add(b.segment()));
+        return segments;
+    }
+
+    /** The {@link #key() keys} of {@code batches}. */
+    public static Set<String> keysOf(Collection<BatchLocation> batches) {
+        Set<String> keys = new HashSet<>();
+        batches.forEach(b -> keys.add(b.key()));
+        return keys;
     }
 
     public void write(DataOutputView out) throws IOException {

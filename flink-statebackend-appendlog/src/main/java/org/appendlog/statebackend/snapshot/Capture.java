@@ -30,7 +30,7 @@ final class Capture {
     long changed;
     /**
      * Whether an asynchronous phase took it up to write (and so recycles its buffers); guarded by
-     * the snapshot strategy's lock.
+     * the {@link CheckpointLineage}.
      */
     boolean claimed;
     private final BatchBuilder marked;

@@ -1,0 +1,599 @@
+package org.appendlog.statebackend.snapshot;
+
+import org.appendlog.statebackend.compaction.CompactionResult;
+import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.SegmentedLog;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.Executor;
+
+import static org.appendlog.statebackend.log.BatchLocation.keysOf;
+import static org.appendlog.statebackend.log.BatchLocation.segmentsOf;
+
+/**
+ * Which log each checkpoint of one backend lists, and what the index follows. It knows the log of
+ * the last completed checkpoint (the base), the checkpoints written since, the changes each of
+ * their batches carries, the captures no completed checkpoint holds yet, whether the next
+ * checkpoint must be full, and the compaction result that waits to be taken up.
+ *
+ * <p>A checkpoint lists the base plus one new batch carrying every capture taken since (or, with
+ * concurrent checkpoints, the log of a pending checkpoint that holds the base's changes: {@link
+ * #pendingOnAnEarlierLog}). Captures are dropped only when a checkpoint containing them completes,
+ * so an aborted, failed or out-of-order checkpoint never loses a change. The index learns a
+ * checkpoint's batch only once it completes, and only if it can follow the log there ({@link
+ * #indexCanFollow}); else the next checkpoint is full.
+ *
+ * <p>Thread-safe: the task thread (barriers), the asynchronous phases, the compactor and the
+ * notifications all come here, each under this object's monitor.
+ */
+public final class CheckpointLineage {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointLineage.class);
+
+    private final SegmentedLog log;
+    private final LogIndex index;
+    private final Executor background;
+
+    /** Captures that no completed checkpoint holds yet, oldest first. */
+    private final List<Capture> pending = new ArrayList<>();
+    /** Checkpoints written but not yet known to be complete. */
+    private final TreeMap<Long, WrittenCheckpoint> written = new TreeMap<>();
+    /** For each batch of the log that a checkpoint appended: the changes it carries. */
+    private final Map<String, CarriedChanges> carried = new HashMap<>();
+    /** The last checkpoint known complete, and those aborted since: none of them is remembered. */
+    private long lastCompleted = -1;
+    private final Set<Long> aborted = new HashSet<>();
+    private List<BatchLocation> base = new ArrayList<>();
+    private boolean needsFull;
+    /**
+     * The last checkpoint that its barrier made full: until it or a later one completes, the
+     * index may come to follow a full batch that a checkpoint building on an earlier one would
+     * not contain.
+     */
+    private long lastFull = -1;
+    /** A compaction result that no completed checkpoint has taken up yet. */
+    private CompactionResult pendingCompaction;
+    /**
+     * The first checkpoint that referred to the pending compaction's run, or -1: if the task
+     * discards that checkpoint unregistered, the run goes with it.
+     */
+    private long pendingTakenUpBy = -1;
+
+    public CheckpointLineage(SegmentedLog log, LogIndex index, Executor background) {
+        this.log = log;
+        this.index = index;
+        this.background = background;
+    }
+
+    /** Sets what the first checkpoint after a restore builds on. */
+    public synchronized void startFrom(List<BatchLocation> restoredBatches, boolean needsFull) {
+        this.base = new ArrayList<>(restoredBatches);
+        this.needsFull = needsFull;
+    }
+
+    /** What a barrier weighs before it judges whether its checkpoint is full. */
+    static final class Backlog {
+        /** The next checkpoint must be full, whatever it captured. */
+        final boolean needsFull;
+        /** Entries the pending captures changed, as their barriers judged them. */
+        final long changed;
+        /** Whether a pending capture lost changes before they reached it. */
+        final boolean lost;
+
+        private Backlog(boolean needsFull, long changed, boolean lost) {
+            this.needsFull = needsFull;
+            this.changed = changed;
+            this.lost = lost;
+        }
+    }
+
+    synchronized Backlog backlog() {
+        return new Backlog(
+                needsFull,
+                pending.stream().mapToLong(c -> c.changed).sum(),
+                pending.stream().anyMatch(Capture::lostChanges));
+    }
+
+    /**
+     * A barrier took {@code capture}. Until a full checkpoint or a later one completes, every
+     * checkpoint is full: once a full checkpoint completes, the index follows its batch alone,
+     * which an incremental checkpoint building on an earlier chain would not contain. So a full
+     * checkpoint's changes are never kept: should it fail, the next one is full again.
+     */
+    synchronized void barrierTaken(Capture capture, boolean full) {
+        if (full) {
+            needsFull = true;
+            lastFull = capture.checkpointId;
+        } else {
+            pending.add(capture);
+        }
+    }
+
+    /**
+     * What a checkpoint's asynchronous phase lists and writes: the batches it refers to before its
+     * own, the segments of those registered with the JobManager, those it lists as placeholders,
+     * and, if incremental, the compaction it applies and the captures its batch carries.
+     */
+    static final class Listing {
+        final List<BatchLocation> batches;
+        /** Segments that the last completed checkpoint refers to: registered with the JobManager. */
+        final Set<String> confirmed;
+        /**
+         * Segments listed as placeholders: the confirmed ones, a compaction run that an earlier
+         * checkpoint took up, or the segments of the pending log it lists.
+         */
+        final Set<String> placeholders;
+        @Nullable final CompactionResult compaction;
+        /** The last checkpoint known complete: its batch carries every change since that barrier. */
+        final long builtOn;
+        final List<Capture> captures;
+
+        private Listing(
+                List<BatchLocation> batches,
+                Set<String> confirmed,
+                Set<String> placeholders,
+                @Nullable CompactionResult compaction,
+                long builtOn,
+                List<Capture> captures) {
+            this.batches = batches;
+            this.confirmed = confirmed;
+            this.placeholders = placeholders;
+            this.compaction = compaction;
+            this.builtOn = builtOn;
+            this.captures = captures;
+        }
+    }
+
+    /** What incremental checkpoint {@code checkpointId} lists; it claims the captures to write. */
+    synchronized Listing listIncremental(long checkpointId) {
+        List<BatchLocation> batches;
+        Set<String> confirmed;
+        Set<String> placeholders;
+        CompactionResult compaction;
+        WrittenCheckpoint earlier = pendingOnAnEarlierLog(checkpointId);
+        if (earlier != null) {
+            // Its segments are registered by the completed checkpoint or by its own
+            // acknowledgement; only those both logs hold stay registered whichever completes.
+            batches = new ArrayList<>(earlier.batches);
+            placeholders = segmentsOf(earlier.batches);
+            confirmed = new HashSet<>(segmentsOf(base));
+            confirmed.retainAll(placeholders);
+            compaction = earlier.compaction;
+        } else {
+            confirmed = segmentsOf(base);
+            compaction = compactionFor(base, checkpointId);
+            batches = withCompaction(base, compaction);
+            placeholders = new HashSet<>(confirmed);
+            if (compaction != null
+                    && compaction.run() != null
+                    && pendingTakenUpBy != checkpointId) {
+                placeholders.add(compaction.run().segment());
+            }
+        }
+        // Either way its batch carries every change since that one's barrier.
+        List<Capture> captures = new ArrayList<>();
+        for (Capture c : pending) {
+            if (c.checkpointId <= checkpointId) {
+                c.claimed = true;
+                captures.add(c);
+            }
+        }
+        return new Listing(batches, confirmed, placeholders, compaction, lastCompleted, captures);
+    }
+
+    /** What a full checkpoint lists: no batch but its own. */
+    synchronized Listing listFull() {
+        Set<String> confirmed = segmentsOf(base);
+        return new Listing(new ArrayList<>(), confirmed, confirmed, null, -1, List.of());
+    }
+
+    /**
+     * Keeps the checkpoint's batches, and the batch it appended for the index to learn, until it
+     * completes or is aborted; not if that happened before its asynchronous phase ended (it timed
+     * out), which would keep the batch until a later checkpoint completes.
+     */
+    synchronized void remember(
+            long checkpointId,
+            List<BatchLocation> batches,
+            long builtOn,
+            boolean full,
+            @Nullable CompactionResult compaction,
+            BatchBuilder batch,
+            @Nullable BatchLocation location) {
+        if (abandoned(checkpointId)) {
+            return;
+        }
+        written.put(
+                checkpointId,
+                new WrittenCheckpoint(
+                        batches,
+                        builtOn,
+                        full,
+                        compaction,
+                        location == null ? null : batch,
+                        location));
+    }
+
+    /** Whether the checkpoint can no longer complete: aborted, or a later one completed. */
+    private boolean abandoned(long checkpointId) {
+        return checkpointId <= lastCompleted || aborted.contains(checkpointId);
+    }
+
+    /**
+     * The checkpoint whose log checkpoint {@code checkpointId} lists instead of the last completed
+     * one's, or null. That is the latest checkpoint written before it, if its log lacks a segment
+     * of the completed log other than through the pending compaction (it listed an earlier log,
+     * its asynchronous phase coming before that completion reached the task, or the log of one
+     * that did), yet holds every change of the completed log ({@link #holdsTheCompletedLog}).
+     * Should it complete first, the JobManager drops the segments it lacks, and would refuse a
+     * checkpoint listing them. Its segments that the completed log lacks are listed as
+     * placeholders only once their checkpoint was given them: the JobManager then resolves them
+     * to what that checkpoint's acknowledgement registered, or refuses this one should that
+     * checkpoint be discarded unregistered. Should this one complete first, the index never
+     * learned those, and the next checkpoint is full ({@link #indexCanFollow}).
+     */
+    @Nullable
+    private WrittenCheckpoint pendingOnAnEarlierLog(long checkpointId) {
+        Map.Entry<Long, WrittenCheckpoint> latest = written.lowerEntry(checkpointId);
+        if (latest == null || latest.getValue().full) {
+            return null;
+        }
+        WrittenCheckpoint earlier = latest.getValue();
+        Set<String> listed = segmentsOf(earlier.batches);
+        Set<String> replaced = replacedBy(earlier);
+        boolean lacksACompletedSegment =
+                base.stream()
+                        .anyMatch(
+                                b -> !listed.contains(b.segment()) && !replaced.contains(b.key()));
+        Set<String> completed = segmentsOf(base);
+        for (String segment : listed) {
+            if (!completed.contains(segment) && !log.given(segment)) {
+                return null;
+            }
+        }
+        return lacksACompletedSegment && holdsTheCompletedLog(latest.getKey(), earlier)
+                ? earlier
+                : null;
+    }
+
+    /** The batches that the pending compaction replaced, if {@code checkpoint} applied it. */
+    private Set<String> replacedBy(WrittenCheckpoint checkpoint) {
+        return appliesPendingCompaction(checkpoint)
+                ? pendingCompaction.replacedBatches()
+                : Set.of();
+    }
+
+    private boolean appliesPendingCompaction(WrittenCheckpoint checkpoint) {
+        return pendingCompaction != null && checkpoint.compaction == pendingCompaction;
+    }
+
+    /**
+     * The pending compaction if checkpoint {@code checkpointId} applies it to {@code batches}, else
+     * null. The first checkpoint to apply it takes it up and lists the run as its own; later
+     * checkpoints list it as a placeholder (see {@link #followsTaker}). Without it, they would
+     * list the segments it replaced as placeholders, and be refused once the taker completed.
+     */
+    @Nullable
+    private CompactionResult compactionFor(List<BatchLocation> batches, long checkpointId) {
+        if (pendingCompaction == null
+                || !keysOf(batches).containsAll(pendingCompaction.replacedBatches())
+                // A late asynchronous phase would take it up for nothing.
+                || abandoned(checkpointId)) {
+            return null;
+        }
+        if (pendingTakenUpBy < 0) {
+            pendingTakenUpBy = checkpointId;
+        } else if (pendingTakenUpBy != checkpointId && !followsTaker(checkpointId)) {
+            return null;
+        }
+        return pendingCompaction;
+    }
+
+    /**
+     * Whether a checkpoint may apply the compaction that another one took up: only a later one,
+     * once the taker was given the run (its handle made). The JobManager resolves the later
+     * checkpoint's placeholder to the handle the taker's acknowledgement registered, or refuses
+     * it should the taker be discarded unregistered, deleting the run: so only the taker ever
+     * deletes the run, and no checkpoint is left referring to a deleted one. An earlier
+     * checkpoint (its asynchronous phase came late) can complete only if the taker does not, and
+     * its acknowledgement may come before the taker's.
+     */
+    private boolean followsTaker(long checkpointId) {
+        BatchLocation run = pendingCompaction.run();
+        return pendingTakenUpBy < checkpointId && (run == null || log.given(run.segment()));
+    }
+
+    /** {@code batches} with {@code compaction}, if any, applied. */
+    private static List<BatchLocation> withCompaction(
+            List<BatchLocation> batches, @Nullable CompactionResult compaction) {
+        if (compaction == null) {
+            return new ArrayList<>(batches);
+        }
+        List<BatchLocation> result = new ArrayList<>();
+        if (compaction.run() != null) {
+            result.add(compaction.run());
+        }
+        for (BatchLocation batch : batches) {
+            if (!compaction.replacedBatches().contains(batch.key())) {
+                result.add(batch);
+            }
+        }
+        return result;
+    }
+
+    /**
+     * Offers a finished compaction; the next checkpoints use it. Refused, and its run dropped, if
+     * the checkpoint the compactor read no longer underlies the log (a full checkpoint, a
+     * concurrent pass), or while a full checkpoint is pending: the index then follows the full
+     * batch, so the pass may have taken records of the log it read for dead. No other pass runs
+     * until a completed checkpoint took the result up or it is dropped.
+     */
+    public synchronized boolean offerCompaction(CompactionResult result) {
+        if (pendingCompaction != null
+                || needsFull
+                || !keysOf(base).containsAll(result.replacedBatches())
+                || completedIntoDuringPass(result)) {
+            drop(result.run(), false);
+            return false;
+        }
+        pendingCompaction = result;
+        pendingTakenUpBy = -1;
+        if (result.run() != null) {
+            // Counted from now on, when checkpoints that complete keep it (pruneIndex).
+            index.batchAdded(result.run().segment(), result.run().rawLength());
+        }
+        return true;
+    }
+
+    /**
+     * Whether the log holds a batch in a compacted segment that the pass did not read: appended
+     * before the segment rolled, by a checkpoint that completed during the pass. The index may
+     * then have moved that batch's newer records into the run, since it knows segments, not
+     * batches.
+     */
+    private boolean completedIntoDuringPass(CompactionResult result) {
+        for (BatchLocation batch : base) {
+            if (result.compactedSegments().contains(batch.segment())
+                    && !result.replacedBatches().contains(batch.key())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The next checkpoint appends every live entry, and only it or a later one ends that: the log
+     * holds records that the current serializers cannot read (a state was registered again with
+     * a serializer that needed migration), or changes were lost before reaching it.
+     */
+    public synchronized void requireFullCheckpoint() {
+        needsFull = true;
+        // The next barrier sets it to its own id; no checkpoint taken before may end this.
+        lastFull = Long.MAX_VALUE;
+    }
+
+    /** Whether a compaction pass could be offered now: none pending, no full checkpoint pending. */
+    public synchronized boolean mayCompact() {
+        return pendingCompaction == null && !needsFull;
+    }
+
+    public synchronized void notifyCheckpointComplete(long checkpointId) {
+        WrittenCheckpoint completed = written.get(checkpointId);
+        if (completed == null) {
+            return;
+        }
+        if (!indexCanFollow(completed)) {
+            LOG.info(
+                    "Checkpoint {} completed on a log that lacks changes the log of checkpoint"
+                            + " {} held, or holds batches of a checkpoint that never completed;"
+                            + " the next checkpoint is full, and compaction waits for it",
+                    checkpointId,
+                    lastCompleted);
+            requireFullCheckpoint();
+            if (pendingCompaction != null) {
+                // Its pass judged records by the index of the log left behind.
+                dropCompaction(keysOf(completed.batches));
+            }
+        }
+        base = completed.batches;
+        if (completed.appendedAt != null) {
+            carried.put(completed.appendedAt.key(), CarriedChanges.of(completed, checkpointId));
+        }
+        carried.keySet().retainAll(keysOf(base));
+        if (completed.appendedAt != null) {
+            // With base: the index counts the segment from now on, and no compaction pass judges
+            // the completed log before the index knows its batch.
+            index.batchWrittenLater(
+                    completed.appended, completed.appendedAt, completed.full, background);
+        }
+        settleCompaction(checkpointId);
+        for (Iterator<Capture> it = pending.iterator(); it.hasNext(); ) {
+            Capture c = it.next();
+            if (c.checkpointId <= checkpointId) {
+                it.remove();
+                if (!c.claimed) {
+                    // Never written (no asynchronous phase took it up): the buffers are reused.
+                    c.discardLogged(background);
+                }
+            }
+        }
+        written.headMap(checkpointId, true).clear();
+        lastCompleted = checkpointId;
+        aborted.removeIf(id -> id <= checkpointId);
+        if (completed.full && checkpointId >= lastFull) {
+            needsFull = false;
+        }
+        pruneIndex();
+    }
+
+    /**
+     * Whether the index, which learned the batches of the checkpoints completed so far, follows
+     * the log to {@code completed}'s once it learns that one's batch: its log holds no batch that
+     * the index never learned but its own and the run of the pending compaction it applied, and
+     * every batch of the current log that it lacks is replaced by that compaction or carries only
+     * changes that its own batch carries again, which the index learns there. Not so when its
+     * asynchronous phase listed an earlier log than a checkpoint completed since had built on (a
+     * completion reached the task after the barrier), or the log of a checkpoint that never
+     * completed: the log then lacks batches or a compaction run that the index follows, or holds
+     * records the index does not know of, and compaction would take records of the log for dead.
+     */
+    private boolean indexCanFollow(WrittenCheckpoint completed) {
+        if (completed.full) {
+            return true;
+        }
+        Set<String> unknown = keysOf(completed.batches);
+        unknown.removeAll(keysOf(base));
+        if (completed.appendedAt != null) {
+            unknown.remove(completed.appendedAt.key());
+        }
+        if (appliesPendingCompaction(completed) && pendingCompaction.run() != null) {
+            unknown.remove(pendingCompaction.run().key());
+        }
+        return unknown.isEmpty() && lacksOnlyChangesAfter(completed, completed.builtOn);
+    }
+
+    /**
+     * Whether checkpoint {@code checkpointId}'s log holds every change of the last completed one:
+     * the batches it lists, and its own (empty, if it appended none), carry again what the batches
+     * of the completed log that it lacks carry ({@link CarriedChanges}). A completion that reached
+     * the task after the barrier leaves a checkpoint on an earlier log, whose batches carry
+     * changes from before the completed one's.
+     */
+    private boolean holdsTheCompletedLog(long checkpointId, WrittenCheckpoint checkpoint) {
+        Map<String, CarriedChanges> appended = new HashMap<>(carried);
+        written.forEach(
+                (id, other) -> {
+                    if (other.appendedAt != null) {
+                        appended.put(other.appendedAt.key(), CarriedChanges.of(other, id));
+                    }
+                });
+        List<CarriedChanges> intervals = new ArrayList<>();
+        intervals.add(CarriedChanges.of(checkpoint, checkpointId));
+        for (BatchLocation batch : checkpoint.batches) {
+            CarriedChanges interval = appended.get(batch.key());
+            if (interval != null) {
+                intervals.add(interval);
+            }
+        }
+        return lacksOnlyChangesAfter(
+                checkpoint, CarriedChanges.carriedSince(lastCompleted, intervals));
+    }
+
+    /**
+     * Whether every batch of the last completed log that {@code checkpoint}'s log lacks is
+     * replaced by the pending compaction it applied, or carries only changes after the barrier
+     * of checkpoint {@code since}.
+     */
+    private boolean lacksOnlyChangesAfter(WrittenCheckpoint checkpoint, long since) {
+        Set<String> listed = keysOf(checkpoint.batches);
+        Set<String> replaced = replacedBy(checkpoint);
+        for (BatchLocation batch : base) {
+            String key = batch.key();
+            if (listed.contains(key) || replaced.contains(key)) {
+                continue;
+            }
+            CarriedChanges lacked = carried.get(key);
+            if (lacked == null || lacked.after < since) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Clears the pending compaction once a completed checkpoint took it up or made it moot, or
+     * once a later checkpoint completed without it after an earlier one took it up: the earlier
+     * one can no longer complete, and the task may discard it, run and all.
+     */
+    private void settleCompaction(long completedId) {
+        if (pendingCompaction == null) {
+            return;
+        }
+        Set<String> current = keysOf(base);
+        boolean takenUpByAnAbandonedCheckpoint =
+                pendingTakenUpBy >= 0 && pendingTakenUpBy < completedId;
+        if (current.containsAll(pendingCompaction.replacedBatches())
+                && !takenUpByAnAbandonedCheckpoint) {
+            return;
+        }
+        dropCompaction(current);
+    }
+
+    /**
+     * Forgets the pending compaction. Its run stays if {@code current}, the completed log, holds
+     * it; else it is dropped. Should a checkpoint that listed it complete all the same (the
+     * completed log is then not one it built on), {@link #indexCanFollow} judges the log it
+     * leaves behind.
+     */
+    private void dropCompaction(Set<String> current) {
+        BatchLocation run = pendingCompaction.run();
+        if (run != null && current.contains(run.key())) {
+            index.runTaken(run.segment());
+        } else {
+            drop(run, pendingTakenUpBy >= 0);
+        }
+        pendingCompaction = null;
+        pendingTakenUpBy = -1;
+    }
+
+    /**
+     * A run that the log will not hold: the entries the index moved into it move back. If no
+     * checkpoint {@code listed} it, it is deleted. Else the checkpoint that took it up, still
+     * writing perhaps, gives it to Flink with its handle, and Flink deletes it with that
+     * checkpoint; should that checkpoint fail before, the log deletes it when it closes.
+     */
+    private void drop(@Nullable BatchLocation run, boolean listed) {
+        if (run != null) {
+            if (!listed) {
+                log.discardRun(run.segment());
+            }
+            index.runDropped(run.segment(), background);
+        }
+    }
+
+    /** The index stops counting segments that no checkpoint of this backend can refer to. */
+    private void pruneIndex() {
+        Set<String> referenced = new HashSet<>();
+        base.forEach(b -> referenced.add(b.segment()));
+        written.values().forEach(c -> c.batches.forEach(b -> referenced.add(b.segment())));
+        if (pendingCompaction != null && pendingCompaction.run() != null) {
+            referenced.add(pendingCompaction.run().segment());
+        }
+        String active = log.activeSegment();
+        if (active != null) {
+            referenced.add(active);
+        }
+        index.retain(referenced);
+    }
+
+    public synchronized void notifyCheckpointAborted(long checkpointId) {
+        written.remove(checkpointId);
+        if (checkpointId > lastCompleted) {
+            aborted.add(checkpointId);
+        }
+        // The aborted checkpoint may be discarded unregistered, taking the run along; a later
+        // pass compacts again.
+        if (pendingCompaction != null && pendingTakenUpBy == checkpointId) {
+            dropCompaction(keysOf(base));
+        }
+    }
+
+    /** The batches that the next incremental checkpoint builds on. */
+    public synchronized List<BatchLocation> baseBatches() {
+        return new ArrayList<>(base);
+    }
+}

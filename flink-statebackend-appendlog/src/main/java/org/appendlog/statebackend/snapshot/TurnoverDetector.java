@@ -1,0 +1,102 @@
+package org.appendlog.statebackend.snapshot;
+
+import org.appendlog.statebackend.tracking.ChangeTracker;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.function.LongSupplier;
+
+/**
+ * Judges at each barrier whether the state turned over, so that its checkpoint appends every live
+ * entry rather than more changes than there are entries, and pauses tracking while the state keeps
+ * turning over (TopK's windows: every checkpoint was full, and logging each write cost the task
+ * for nothing). Task thread only.
+ */
+public final class TurnoverDetector {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TurnoverDetector.class);
+
+    /** Barriers in a row that find the state turned over before tracking pauses. */
+    public static final int TURNOVERS_TO_PAUSE = 3;
+    /** Untracked intervals after which one is tracked again, to find out if the state settled. */
+    public static final int PAUSED_INTERVALS_PER_PROBE = 8;
+
+    private final ChangeTracker tracker;
+    /** Changed entries per live entry above which a checkpoint appends all live entries. */
+    private final double fullCheckpointRatio;
+    private final LongSupplier liveEntries;
+    /** Barriers in a row that found the state turned over. */
+    private int turnoversInARow;
+    /** Intervals since tracking paused or was last probed. */
+    private int pausedIntervals;
+
+    TurnoverDetector(ChangeTracker tracker, double fullCheckpointRatio, LongSupplier liveEntries) {
+        this.tracker = tracker;
+        this.fullCheckpointRatio = fullCheckpointRatio;
+        this.liveEntries = liveEntries;
+    }
+
+    /**
+     * Whether the changes since the last completed checkpoint (the new capture's and {@code
+     * changedBefore} of the pending ones, all of which the next batch would carry) outnumber the
+     * live entries by more than the configured ratio: state that turned over, such as windows.
+     * Estimated first; counted (deduplicating on the task thread what the background thread has
+     * not yet) only if the estimate exceeds the limit, since the estimate is coarse for the last
+     * writes, which is all there is when few writes came between two barriers.
+     */
+    boolean turnedOver(Capture capture, long changedBefore) {
+        long live = liveEntries.getAsLong();
+        // An infinite ratio means never, with no live entries too (infinity times none is NaN).
+        double limit =
+                Double.isInfinite(fullCheckpointRatio)
+                        ? fullCheckpointRatio
+                        : fullCheckpointRatio * live;
+        if (changedBefore + capture.changed <= limit
+                || changedBefore + capture.countChanged() <= limit) {
+            return false;
+        }
+        LOG.debug(
+                "Checkpoint {}: {} entries changed since the last completed checkpoint, more than"
+                        + " {} times the {} live entries; it appends all live entries",
+                capture.checkpointId,
+                changedBefore + capture.changed,
+                fullCheckpointRatio,
+                live);
+        return true;
+    }
+
+    /**
+     * Pauses tracking once {@link #TURNOVERS_TO_PAUSE} barriers in a row found the state turned
+     * over, and tracks one interval of every {@link #PAUSED_INTERVALS_PER_PROBE}, whose barrier
+     * finds out whether the state still turns over. A barrier whose checkpoint was full anyway
+     * (the last full one had not completed, or changes were lost) judges nothing.
+     */
+    void adjustTracking(
+            long checkpointId, boolean untracked, boolean judgesNothing, boolean turnover) {
+        if (untracked) {
+            if (++pausedIntervals >= PAUSED_INTERVALS_PER_PROBE) {
+                pausedIntervals = 0;
+                tracker.setPaused(false);
+            }
+        } else if (turnover) {
+            if (++turnoversInARow == TURNOVERS_TO_PAUSE) {
+                LOG.info(
+                        "Checkpoint {}: the state turned over at {} checkpoints in a row; changes"
+                                + " are not tracked, and checkpoints append all live entries, until"
+                                + " the state settles (tracked for one interval in {})",
+                        checkpointId,
+                        TURNOVERS_TO_PAUSE,
+                        PAUSED_INTERVALS_PER_PROBE);
+            }
+            tracker.setPaused(turnoversInARow >= TURNOVERS_TO_PAUSE);
+        } else if (!judgesNothing) {
+            if (turnoversInARow >= TURNOVERS_TO_PAUSE) {
+                LOG.info(
+                        "Checkpoint {}: the state no longer turns over; changes are tracked again",
+                        checkpointId);
+            }
+            turnoversInARow = 0;
+        }
+    }
+}
