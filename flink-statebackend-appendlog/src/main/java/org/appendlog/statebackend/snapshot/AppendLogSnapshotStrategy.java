@@ -159,7 +159,7 @@ public final class AppendLogSnapshotStrategy<K> {
         }
         KeyedBackendSerializationProxy<K> metadata =
                 new KeyedBackendSerializationProxy<>(keySerializer, metaInfos, false);
-        TimerFormat.Captured capturedTimers = TimerFormat.capture(timers, keyGroupRange);
+        TimerFormat.Captured capturedTimers = TimerFormat.capture(timers);
 
         CapturedState.Mode mode = CapturedState.Mode.SAVEPOINT;
         Capture capture = null;

@@ -143,15 +143,11 @@ public final class TimerFormat {
     }
 
     /** Takes the queues' elements; runs in the synchronous phase. */
-    static Captured capture(List<LoggedTimers> queues, KeyGroupRange range) {
+    static Captured capture(List<LoggedTimers> queues) {
         Captured captured = new Captured();
         for (LoggedTimers timers : queues) {
-            List<Object> elements = new ArrayList<>();
-            for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
-                elements.addAll(timers.queue().getSubsetForKeyGroup(kg));
-            }
             captured.serializers.add(timers.elementSerializer().duplicate());
-            captured.elements.add(elements.toArray());
+            captured.elements.add(timers.elements());
         }
         return captured;
     }
