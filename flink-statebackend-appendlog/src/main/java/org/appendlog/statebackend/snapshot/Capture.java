@@ -66,6 +66,11 @@ final class Capture {
         this.changed = marked.recordCount() + changes.distinctEstimate();
     }
 
+    /** The entries changed at least: the marked ones and those already deduplicated. */
+    long changedAtLeast() {
+        return marked.recordCount() + logged.distinctAtLeast();
+    }
+
     /**
      * Counts the entries changed exactly, which deduplicates the logged writes on this thread as
      * far as the background thread has not. Before any asynchronous phase took the capture up.

@@ -45,11 +45,13 @@ public final class BufferedChanges {
     /** Task thread, until the drain. */
     private int records;
     /**
-     * Records of the chunks sorted so far, and the distinct entries they hold at most: written by
-     * {@link #catchUp}, read by the task thread for {@link #distinctEstimate}.
+     * Records of the chunks sorted so far, and the distinct entries they hold at most and at
+     * least: written by {@link #catchUp}, read by the task thread for {@link #distinctEstimate}
+     * and {@link #distinctAtLeast}.
      */
     private volatile int sortedRecords;
     private volatile int sortedEntriesAtMost;
+    private volatile int sortedEntriesAtLeast;
 
     // Guarded by this: whoever holds the lock catches up, in the order the chunks were filled.
     /** Taken when the first chunk is sorted: the background thread grows any new tables. */
@@ -113,11 +115,14 @@ public final class BufferedChanges {
             at += length;
         }
         owner.recycle(bytes);
-        int entries = 0;
+        int atMost = 0;
+        int atLeast = 0;
         for (ChangePartition partition : partitions) {
-            entries += partition.entriesAtMost();
+            atMost += partition.entriesAtMost();
+            atLeast += partition.entriesAtLeast();
         }
-        sortedEntriesAtMost = entries;
+        sortedEntriesAtMost = atMost;
+        sortedEntriesAtLeast = atLeast;
         sortedRecords += chunk.records;
     }
 
@@ -154,6 +159,14 @@ public final class BufferedChanges {
         int entries = sortedEntriesAtMost;
         long unsorted = Math.max(0, records - sorted);
         return sorted == 0 ? unsorted : entries + unsorted * Math.min(entries, sorted) / sorted;
+    }
+
+    /**
+     * Distinct entries that the records hold at least, without waiting for the background thread:
+     * those it has deduplicated so far.
+     */
+    public long distinctAtLeast() {
+        return sortedEntriesAtLeast;
     }
 
     /**

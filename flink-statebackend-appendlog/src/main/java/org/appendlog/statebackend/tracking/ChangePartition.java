@@ -183,6 +183,11 @@ final class ChangePartition {
         return entries + chunk.records();
     }
 
+    /** Distinct entries at least: those in the table. */
+    int entriesAtLeast() {
+        return entries;
+    }
+
     /** Puts the open chunk into the table and counts the entries. After the last {@link #append}. */
     int countEntries() {
         putChunk();
