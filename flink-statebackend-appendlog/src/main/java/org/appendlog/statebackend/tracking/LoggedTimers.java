@@ -22,10 +22,6 @@ public final class LoggedTimers {
         return name;
     }
 
-    public KeyGroupedInternalPriorityQueue<?> queue() {
-        return queue;
-    }
-
     /**
      * The queue's elements in one array copy, as Flink's heap backend takes them for a snapshot;
      * collecting them key group by key group walked every group's hash set on the task thread
