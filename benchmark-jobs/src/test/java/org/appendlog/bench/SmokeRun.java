@@ -63,6 +63,8 @@ final class SmokeRun {
             }
             assertThat(r.checkpoints.completed).as(r.label()).isPositive();
             assertThat(r.checkpoints.durationP99Ms).as(r.label()).isGreaterThanOrEqualTo(r.checkpoints.durationP50Ms);
+            // each checkpoint's start delay is part of its duration
+            assertThat(r.checkpoints.startDelayP99Ms).as(r.label()).isBetween(0L, r.checkpoints.durationP99Ms);
             assertThat(r.checkpoints.fullBytesAvg).as(r.label()).isPositive();
             assertThat(r.storageBytesWritten).as(r.label()).isPositive();
             // the injected failure happened and the restarted job processed records again

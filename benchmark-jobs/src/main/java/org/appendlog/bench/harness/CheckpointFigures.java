@@ -12,7 +12,9 @@ import java.util.List;
 /**
  * What the job's checkpoints cost, read from Flink's own checkpoint statistics (the figures the web
  * UI shows): end-to-end duration, the synchronous part (the longest of any subtask: that is how
- * long a task stopped processing), the incremental size (what the checkpoint uploaded) and the full
+ * long a task stopped processing), the start delay (the longest any subtask's barrier took to reach
+ * it: the part of the duration that the job's processing decides, not the backend), the
+ * incremental size (what the checkpoint uploaded) and the full
  * size (the whole state it stands for).
  */
 public final class CheckpointFigures {
@@ -23,6 +25,7 @@ public final class CheckpointFigures {
     public final long durationP99Ms;
     public final long syncP50Ms;
     public final long syncP99Ms;
+    public final long startDelayP99Ms;
     public final long incrementalBytesAvg;
     public final long fullBytesAvg;
     public final long incrementalBytesTotal;
@@ -32,6 +35,7 @@ public final class CheckpointFigures {
             int failed,
             List<Long> durations,
             List<Long> syncs,
+            List<Long> startDelays,
             List<Long> incremental,
             List<Long> full) {
         this.completed = completed;
@@ -40,6 +44,7 @@ public final class CheckpointFigures {
         this.durationP99Ms = percentile(durations, 99);
         this.syncP50Ms = percentile(syncs, 50);
         this.syncP99Ms = percentile(syncs, 99);
+        this.startDelayP99Ms = percentile(startDelays, 99);
         this.incrementalBytesTotal = sum(incremental);
         this.incrementalBytesAvg = incremental.isEmpty() ? -1 : incrementalBytesTotal / incremental.size();
         this.fullBytesAvg = full.isEmpty() ? -1 : sum(full) / full.size();
@@ -47,7 +52,7 @@ public final class CheckpointFigures {
 
     public static CheckpointFigures none() {
         List<Long> empty = Collections.emptyList();
-        return new CheckpointFigures(0, 0, empty, empty, empty, empty);
+        return new CheckpointFigures(0, 0, empty, empty, empty, empty, empty);
     }
 
     /** The figures of the checkpoints triggered at or after {@code fromMillis} (epoch ms). */
@@ -55,6 +60,7 @@ public final class CheckpointFigures {
         int failed = 0;
         List<Long> durations = new ArrayList<>();
         List<Long> syncs = new ArrayList<>();
+        List<Long> startDelays = new ArrayList<>();
         List<Long> incremental = new ArrayList<>();
         List<Long> full = new ArrayList<>();
         for (AbstractCheckpointStats checkpoint : snapshot.getHistory().getCheckpoints()) {
@@ -69,10 +75,14 @@ public final class CheckpointFigures {
             }
             durations.add(checkpoint.getEndToEndDuration());
             long sync = 0;
+            long startDelay = 0;
             for (TaskStateStats task : checkpoint.getAllTaskStateStats()) {
-                sync = Math.max(sync, task.getSummaryStats().getSyncCheckpointDurationStats().getMaximum());
+                TaskStateStats.TaskStateStatsSummary summary = task.getSummaryStats();
+                sync = Math.max(sync, summary.getSyncCheckpointDurationStats().getMaximum());
+                startDelay = Math.max(startDelay, summary.getCheckpointStartDelayStats().getMaximum());
             }
             syncs.add(sync);
+            startDelays.add(startDelay);
             incremental.add(checkpoint.getCheckpointedSize());
             full.add(checkpoint.getStateSize());
         }
@@ -81,6 +91,7 @@ public final class CheckpointFigures {
                 failed,
                 durations,
                 syncs,
+                startDelays,
                 incremental,
                 full);
     }

@@ -140,7 +140,7 @@ final class ConfigurationRun {
             long heapAtStart = liveHeap();
             // the measured run is the steady state: after the first pass has written every key
             long first = timeline.awaitProcessed(
-                    profile.spec.generator.firstPassRecords(), cluster, jobId, prefix + " first pass");
+                    job.steadyStateRecords(profile.spec), cluster, jobId, prefix + " first pass");
             long firstMillis = System.currentTimeMillis();
             long runNanos = (long) (profile.runSeconds * 1e9);
             boolean checkpointed = backend != null;

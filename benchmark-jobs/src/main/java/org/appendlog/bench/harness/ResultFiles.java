@@ -42,7 +42,7 @@ final class ResultFiles {
             out.println(
                     "job,backend,storage,status,verified,records_processed,throughput_records_per_s,"
                             + "checkpoints_completed,checkpoints_failed,checkpoint_p50_ms,checkpoint_p99_ms,"
-                            + "sync_p50_ms,sync_p99_ms,incremental_bytes_per_checkpoint,full_bytes_per_checkpoint,"
+                            + "sync_p50_ms,sync_p99_ms,start_delay_p99_ms,incremental_bytes_per_checkpoint,full_bytes_per_checkpoint,"
                             + "incremental_bytes_total,storage_bytes_written,storage_bytes_in_use,heap_bytes,"
                             + "recovery_first_record_ms,recovery_full_throughput_ms,round");
             for (RunResult r : results) {
@@ -63,6 +63,7 @@ final class ResultFiles {
                                 Long.toString(c.durationP99Ms),
                                 Long.toString(c.syncP50Ms),
                                 Long.toString(c.syncP99Ms),
+                                Long.toString(c.startDelayP99Ms),
                                 Long.toString(c.incrementalBytesAvg),
                                 Long.toString(c.fullBytesAvg),
                                 Long.toString(c.incrementalBytesTotal),
@@ -137,16 +138,16 @@ final class ResultFiles {
         boolean repeated = RoundsTable.repeated(results);
         StringBuilder t = new StringBuilder();
         t.append("| job | backend | storage | verified | records/s | checkpoints | ckpt p50 ms | ckpt p99 ms ")
-                .append("| sync p50 ms | sync p99 ms | incremental / ckpt | full / ckpt | written to storage ")
+                .append("| sync p50 ms | sync p99 ms | start delay p99 ms | incremental / ckpt | full / ckpt | written to storage ")
                 .append("| on storage (steady) | heap | recovery: first record ms | recovery: full throughput ms |")
                 .append(repeated ? " round |\n" : "\n");
-        t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
                 .append(repeated ? "---:|\n" : "\n");
         for (RunResult r : results) {
             CheckpointFigures c = r.checkpoints;
             t.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n",
+                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n",
                     r.job,
                     r.backend,
                     r.storage,
@@ -157,6 +158,7 @@ final class ResultFiles {
                     Format.millis(c.durationP99Ms),
                     Format.millis(c.syncP50Ms),
                     Format.millis(c.syncP99Ms),
+                    Format.millis(c.startDelayP99Ms),
                     Format.bytes(c.incrementalBytesAvg),
                     Format.bytes(c.fullBytesAvg),
                     Format.bytes(r.storageBytesWritten),

@@ -14,6 +14,14 @@ public interface BenchJob {
     /** Adds the job's pipeline to {@code env}; its operators report to the run {@code runId}. */
     void build(StreamExecutionEnvironment env, JobSpec spec, String runId);
 
+    /**
+     * How many records the stateful operator has processed when the job is in its steady state,
+     * where the measured run starts: after the generator's first pass (every key written once).
+     */
+    default long steadyStateRecords(JobSpec spec) {
+        return spec.generator.firstPassRecords();
+    }
+
     /** Compares what the job reported to {@code channel} with what the generator implies. */
     Verification verify(JobSpec spec, RunChannel channel);
 
