@@ -16,6 +16,7 @@ import java.util.concurrent.RunnableFuture;
 import java.util.function.IntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * State that turns over between two checkpoints (windows: new entries written, the old ones
@@ -66,9 +67,10 @@ class TurnoverCheckpointTest {
     }
 
     /**
-     * The full checkpoint never completes: the next one, with a single change, is full as well
-     * (the index follows the lost full batch, no longer the log the first checkpoint wrote); once
-     * a full one completed, a checkpoint with few changes is incremental again, on top of it.
+     * The full checkpoint never completes (the JobManager aborts it): the next one, with a single
+     * change, is full as well (the index follows the lost full batch, no longer the log the first
+     * checkpoint wrote); once a full one completed, a checkpoint with few changes is incremental
+     * again, on top of it.
      */
     @Test
     void afterAFullCheckpointThatNeverCompletedTheNextIsFullToo() throws Exception {
@@ -80,6 +82,7 @@ class TurnoverCheckpointTest {
             firstCheckpoint(harness);
             turnOver(harness);
             harness.checkpointThatNeverCompletes(2).discardState();
+            harness.backend.notifyCheckpointAborted(2);
             assertThat(harness.backend.fullBatches()).isEqualTo(1);
             harness.put(FIRST_KEYS, 3);
             third = harness.checkpoint(3);
@@ -94,33 +97,117 @@ class TurnoverCheckpointTest {
     }
 
     /**
-     * Two full checkpoints in flight (the second full because the first had not completed at its
-     * barrier); the first completes: the index follows the second's batch, which the completed
-     * checkpoint does not build on, so the next checkpoint is full as well.
+     * A checkpoint whose barrier finds a full one pending (full checkpoints slower than the
+     * interval, with concurrent checkpoints) appends only its changes, on the full one's log,
+     * once that one was written: it restores after both complete, and so does the next one.
      */
     @Test
-    void aFullCheckpointThatCompletesWhileALaterOneIsPendingKeepsCheckpointsFull()
+    void aCheckpointTakenWhileAFullOneIsPendingAppendsOnlyItsChangesOnThatOne() throws Exception {
+        AppendLogStateBackend stateBackend = backend(1.0);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle third;
+        IncrementalRemoteKeyedStateHandle fourth;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            InFlight inFlight = fullCheckpointAndTheNext(harness);
+            IncrementalRemoteKeyedStateHandle full = BackendHarness.written(inFlight.full);
+            third = BackendHarness.written(inFlight.next);
+            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(third.getCheckpointedSize()).isLessThan(full.getCheckpointedSize() / 10);
+            harness.acknowledge(full, 2);
+            harness.acknowledge(third, 3);
+            harness.complete(2);
+            harness.complete(3);
+            harness.put(FIRST_KEYS + 1, 4);
+            fourth = harness.checkpoint(4);
+            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(fourth.getCheckpointedSize()).isLessThan(full.getCheckpointedSize() / 10);
+        }
+        assertRestores(stateBackend, registry, third, key -> afterLaterWrites(key, 3));
+        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+    }
+
+    /**
+     * The checkpoint written on a pending full one completes first (the full one is subsumed):
+     * the JobManager resolves the full one's segment to what its acknowledgement registered. The
+     * index never learned the full batch, so the next checkpoint is full.
+     */
+    @Test
+    void aCheckpointOnAPendingFullOneThatCompletesFirstRestoresAndTheNextIsFull()
             throws Exception {
+        AppendLogStateBackend stateBackend = backend(1.0);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle third;
+        IncrementalRemoteKeyedStateHandle fourth;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            InFlight inFlight = fullCheckpointAndTheNext(harness);
+            harness.acknowledge(BackendHarness.written(inFlight.full), 2);
+            third = BackendHarness.written(inFlight.next);
+            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            harness.acknowledge(third, 3);
+            harness.complete(3);
+            harness.put(FIRST_KEYS + 1, 4);
+            fourth = harness.checkpoint(4);
+            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+        }
+        assertRestores(stateBackend, registry, third, key -> afterLaterWrites(key, 3));
+        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+    }
+
+    /**
+     * The pending full checkpoint is not written yet when the next one's asynchronous phase
+     * runs: that one appends all live entries, and keeps its changes, which the checkpoint after
+     * it carries on the full one's log should only the full one complete.
+     */
+    @Test
+    void aCheckpointWrittenBeforeThePendingFullOneIsFullAndKeepsItsChanges() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
         SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle fourth;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            firstCheckpoint(harness);
-            turnOver(harness);
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
-            harness.put(FIRST_KEYS, 3);
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> third = harness.snapshot(3);
-            second.run();
-            third.run();
+            InFlight inFlight = fullCheckpointAndTheNext(harness);
+            inFlight.next.run();
+            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            harness.confirm(BackendHarness.written(inFlight.full), 2);
             assertThat(harness.backend.fullBatches()).isEqualTo(2);
-            harness.confirm(
-                    (IncrementalRemoteKeyedStateHandle) second.get().getJobManagerOwnedSnapshot(),
-                    2);
+            harness.backend.notifyCheckpointAborted(3);
+            inFlight.next.get().discardState();
             harness.put(FIRST_KEYS + 1, 4);
             fourth = harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(3);
+            assertThat(harness.backend.fullBatches()).isEqualTo(2);
         }
         assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+    }
+
+    /**
+     * The pending full checkpoint was discarded unregistered, and the abort has not reached the
+     * task yet: the JobManager refuses the checkpoint written on it. Once that one's abort
+     * arrives, no checkpoint builds on the full one again.
+     */
+    @Test
+    void aCheckpointOnAFullOneDiscardedUnregisteredIsRefusedAndTheNextIsFull() throws Exception {
+        Configuration config = new Configuration();
+        // Each checkpoint's batch fills a segment: the full one has one of its own, which goes
+        // with it (in a segment the first checkpoint registered, it would stay).
+        config.setString(AppendLogOptions.SEGMENT_SIZE.key(), "32kb");
+        AppendLogStateBackend stateBackend = backend(1.0, config);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle fifth;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            firstCheckpoint(harness);
+            turnOver(harness);
+            harness.checkpointThatNeverCompletes(2).discardState();
+            harness.put(FIRST_KEYS, 3);
+            IncrementalRemoteKeyedStateHandle third = harness.checkpointThatNeverCompletes(3);
+            assertThatThrownBy(() -> harness.acknowledge(third, 3))
+                    .hasMessageContaining("Attempt to reference unknown state");
+            harness.backend.notifyCheckpointAborted(3);
+            harness.put(FIRST_KEYS + 1, 4);
+            harness.checkpoint(4);
+            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            fifth = harness.checkpoint(5);
+            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+        }
+        assertRestores(stateBackend, registry, fifth, key -> afterLaterWrites(key, 4));
     }
 
     /**
@@ -271,7 +358,10 @@ class TurnoverCheckpointTest {
     }
 
     private AppendLogStateBackend backend(double fullCheckpointRatio) {
-        Configuration config = new Configuration();
+        return backend(fullCheckpointRatio, new Configuration());
+    }
+
+    private AppendLogStateBackend backend(double fullCheckpointRatio, Configuration config) {
         config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         // As a user writes it: Configuration.set would write infinity as ".inf", which it cannot read.
         config.setString(
@@ -317,6 +407,30 @@ class TurnoverCheckpointTest {
             return 4L;
         }
         return afterTurnOver(key);
+    }
+
+    /**
+     * The asynchronous phases of full checkpoint 2 (after the first checkpoint and the turnover)
+     * and of checkpoint 3, whose barrier found it pending, with key FIRST_KEYS written as 3.
+     */
+    private static InFlight fullCheckpointAndTheNext(BackendHarness harness) throws Exception {
+        firstCheckpoint(harness);
+        turnOver(harness);
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> full = harness.snapshot(2);
+        harness.put(FIRST_KEYS, 3);
+        return new InFlight(full, harness.snapshot(3));
+    }
+
+    private static final class InFlight {
+        final RunnableFuture<SnapshotResult<KeyedStateHandle>> full;
+        final RunnableFuture<SnapshotResult<KeyedStateHandle>> next;
+
+        InFlight(
+                RunnableFuture<SnapshotResult<KeyedStateHandle>> full,
+                RunnableFuture<SnapshotResult<KeyedStateHandle>> next) {
+            this.full = full;
+            this.next = next;
+        }
     }
 
     /** Checkpoint sizes, full batches and the bytes a restore of the second checkpoint read. */

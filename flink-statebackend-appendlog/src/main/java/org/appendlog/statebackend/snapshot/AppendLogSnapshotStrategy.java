@@ -143,7 +143,7 @@ public final class AppendLogSnapshotStrategy<K> {
     private CapturedState capture(long checkpointId, SharingFilesStrategy sharing)
             throws IOException {
         if (states.isEmpty() && timers.isEmpty()) {
-            return new CapturedState(checkpointId, null, null, null, null, null, null);
+            return new CapturedState(checkpointId, null, null, null, null, null, null, -1);
         }
         List<String> names = new ArrayList<>(states.size());
         List<StateMetaInfoSnapshot> metaInfos = new ArrayList<>();
@@ -163,12 +163,16 @@ public final class AppendLogSnapshotStrategy<K> {
 
         CapturedState.Mode mode = CapturedState.Mode.SAVEPOINT;
         Capture capture = null;
+        long pendingFull = -1;
         // A savepoint is no part of the chain: its changes stay for the next checkpoint.
         if (sharing != SharingFilesStrategy.NO_SHARING) {
             boolean untracked = tracker.isPaused();
             capture = captureChanges(checkpointId, names);
             CheckpointLineage.Backlog backlog = lineage.backlog();
-            boolean forced = sharing == SharingFilesStrategy.FORWARD || backlog.needsFull;
+            boolean forward = sharing == SharingFilesStrategy.FORWARD;
+            // Only a pending full checkpoint stands in the way: the asynchronous phase decides.
+            boolean afterPendingFull = !forward && backlog.pendingFull >= 0;
+            boolean forced = forward || (backlog.needsFull && !afterPendingFull);
             boolean lost = backlog.lost;
             boolean turnedOver =
                     !forced && !untracked && !lost && turnover.turnedOver(capture, backlog.changed);
@@ -178,18 +182,26 @@ public final class AppendLogSnapshotStrategy<K> {
             lineage.barrierTaken(capture, full);
             if (full) {
                 capture.discardLogged(background);
+                mode = CapturedState.Mode.FULL;
+            } else if (afterPendingFull) {
+                mode = CapturedState.Mode.AFTER_PENDING_FULL;
+                pendingFull = backlog.pendingFull;
+            } else {
+                mode = CapturedState.Mode.INCREMENTAL;
             }
-            mode = full ? CapturedState.Mode.FULL : CapturedState.Mode.INCREMENTAL;
         }
-        boolean incremental = mode == CapturedState.Mode.INCREMENTAL;
+        boolean writesChanges =
+                mode == CapturedState.Mode.INCREMENTAL
+                        || mode == CapturedState.Mode.AFTER_PENDING_FULL;
         return new CapturedState(
                 checkpointId,
                 mode,
                 metadata,
                 capturedTimers,
                 names,
-                incremental ? capture : null,
-                incremental ? null : snapshotTables());
+                writesChanges ? capture : null,
+                mode == CapturedState.Mode.INCREMENTAL ? null : snapshotTables(),
+                pendingFull);
     }
 
     private static boolean lostChanges(Capture capture) {
@@ -300,50 +312,17 @@ public final class AppendLogSnapshotStrategy<K> {
         long appended = 0;
         switch (captured.mode) {
             case INCREMENTAL:
-                synchronized (writeLock) {
-                    CheckpointLineage.Listing listing = lineage.listIncremental(checkpointId);
-                    batches = listing.batches;
-                    placeholders = listing.placeholders;
-                    long start = System.nanoTime();
-                    for (Capture c : listing.captures) {
-                        materialize(c);
-                    }
-                    BatchBuilder batch = merge(checkpointId, captured.stateNames, listing.captures);
-                    BatchLocation location = null;
-                    long materialized = System.nanoTime();
-                    if (batch.recordCount() > 0) {
-                        // an empty batch (an idle interval) says nothing about the next one
-                        lastBatchBytes = batch.keyGroupBytes();
-                        location = log.append(batch, listing.confirmed);
-                        batches.add(location);
-                        appended = location.length();
-                        LOG.debug(
-                                "Checkpoint {} appended {} records ({} bytes) to state log segment {} at offset {}: changes deduplicated in {} ms, written and synced in {} ms",
-                                checkpointId,
-                                batch.recordCount(),
-                                location.length(),
-                                location.segment(),
-                                location.offset(),
-                                (materialized - start) / 1_000_000,
-                                (System.nanoTime() - materialized) / 1_000_000);
-                    }
-                    lineage.remember(
-                            checkpointId,
-                            batches,
-                            listing.builtOn,
-                            false,
-                            listing.compaction,
-                            batch,
-                            location);
-                }
-                break;
+            case AFTER_PENDING_FULL:
             case FULL:
                 synchronized (writeLock) {
-                    CheckpointLineage.Listing listing = lineage.listFull();
+                    CheckpointLineage.Listing listing = listing(captured);
                     placeholders = listing.placeholders;
-                    BatchLocation location = appendFull(captured, listing.confirmed);
-                    batches = List.of(location);
-                    appended = location.length();
+                    BatchLocation location =
+                            listing.full
+                                    ? appendFull(captured, listing.confirmed)
+                                    : appendChanges(captured, listing);
+                    batches = listing.full ? List.of(location) : listing.batches;
+                    appended = location == null ? 0 : location.length();
                 }
                 break;
             case SAVEPOINT:
@@ -432,6 +411,57 @@ public final class AppendLogSnapshotStrategy<K> {
                         privateState,
                         manifest,
                         checkpointedSize));
+    }
+
+    /**
+     * Appends one batch carrying the listing's captures, deduplicated, and adds it to the
+     * listing's batches; null if they changed nothing. Under the write lock.
+     */
+    private BatchLocation appendChanges(CapturedState captured, CheckpointLineage.Listing listing)
+            throws IOException {
+        long checkpointId = captured.checkpointId;
+        long start = System.nanoTime();
+        for (Capture c : listing.captures) {
+            materialize(c);
+        }
+        BatchBuilder batch = merge(checkpointId, captured.stateNames, listing.captures);
+        BatchLocation location = null;
+        long materialized = System.nanoTime();
+        if (batch.recordCount() > 0) {
+            // an empty batch (an idle interval) says nothing about the next one
+            lastBatchBytes = batch.keyGroupBytes();
+            location = log.append(batch, listing.confirmed);
+            listing.batches.add(location);
+            LOG.debug(
+                    "Checkpoint {} appended {} records ({} bytes) to state log segment {} at offset {}: changes deduplicated in {} ms, written and synced in {} ms",
+                    checkpointId,
+                    batch.recordCount(),
+                    location.length(),
+                    location.segment(),
+                    location.offset(),
+                    (materialized - start) / 1_000_000,
+                    (System.nanoTime() - materialized) / 1_000_000);
+        }
+        lineage.remember(
+                checkpointId,
+                listing.batches,
+                listing.builtOn,
+                false,
+                listing.compaction,
+                batch,
+                location);
+        return location;
+    }
+
+    private CheckpointLineage.Listing listing(CapturedState captured) {
+        switch (captured.mode) {
+            case INCREMENTAL:
+                return lineage.listIncremental(captured.checkpointId);
+            case AFTER_PENDING_FULL:
+                return lineage.listAfterFull(captured.checkpointId, captured.pendingFull);
+            default:
+                return lineage.listFull();
+        }
     }
 
     /**

@@ -14,6 +14,11 @@ public final class CapturedState implements SnapshotResources {
         INCREMENTAL,
         /** All entries, appended to the log; refers to no earlier batch (NO_CLAIM, first after restore from another format). */
         FULL,
+        /**
+         * Taken while a full checkpoint is pending: the changes since that one's barrier,
+         * appended on its log if it was written by then, else all entries.
+         */
+        AFTER_PENDING_FULL,
         /** All entries, into a self-contained file of the savepoint (native savepoint format). */
         SAVEPOINT
     }
@@ -23,10 +28,12 @@ public final class CapturedState implements SnapshotResources {
     final KeyedBackendSerializationProxy<?> metadata;
     final TimerFormat.Captured timers;
     final List<String> stateNames;
-    /** Set for {@link Mode#INCREMENTAL}. */
+    /** Set for {@link Mode#INCREMENTAL} and {@link Mode#AFTER_PENDING_FULL}. */
     final Capture capture;
-    /** Set for {@link Mode#FULL} and {@link Mode#SAVEPOINT}. */
+    /** Set for all modes but {@link Mode#INCREMENTAL}. */
     final List<StateTableSnapshot> tables;
+    /** For {@link Mode#AFTER_PENDING_FULL}: the full checkpoint its barrier found pending. */
+    final long pendingFull;
 
     CapturedState(
             long checkpointId,
@@ -35,7 +42,8 @@ public final class CapturedState implements SnapshotResources {
             TimerFormat.Captured timers,
             List<String> stateNames,
             Capture capture,
-            List<StateTableSnapshot> tables) {
+            List<StateTableSnapshot> tables,
+            long pendingFull) {
         this.checkpointId = checkpointId;
         this.mode = mode;
         this.metadata = metadata;
@@ -43,6 +51,7 @@ public final class CapturedState implements SnapshotResources {
         this.stateNames = stateNames;
         this.capture = capture;
         this.tables = tables;
+        this.pendingFull = pendingFull;
     }
 
     boolean hasNoState() {

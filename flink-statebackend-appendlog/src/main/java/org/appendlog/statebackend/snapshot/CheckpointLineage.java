@@ -72,6 +72,12 @@ public final class CheckpointLineage {
      * discards that checkpoint unregistered, the run goes with it.
      */
     private long pendingTakenUpBy = -1;
+    /**
+     * A checkpoint written on the log of the last full one, still pending, was aborted: the
+     * JobManager may have refused it, that full one having been discarded unregistered, so no
+     * later one builds on it.
+     */
+    private boolean builtOnPendingFullAborted;
 
     public CheckpointLineage(SegmentedLog log, LogIndex index, Executor background) {
         this.log = log;
@@ -89,21 +95,30 @@ public final class CheckpointLineage {
     static final class Backlog {
         /** The next checkpoint must be full, whatever it captured. */
         final boolean needsFull;
+        /**
+         * The full checkpoint whose completion is all that makes the next one full, or -1: the
+         * next one may be written on its log instead ({@link #listAfterFull}).
+         */
+        final long pendingFull;
         /** Entries the pending captures changed, as their barriers judged them. */
         final long changed;
         /** Whether a pending capture lost changes before they reached it. */
         final boolean lost;
 
-        private Backlog(boolean needsFull, long changed, boolean lost) {
+        private Backlog(boolean needsFull, long pendingFull, long changed, boolean lost) {
             this.needsFull = needsFull;
+            this.pendingFull = pendingFull;
             this.changed = changed;
             this.lost = lost;
         }
     }
 
     synchronized Backlog backlog() {
+        boolean fullBarrierSinceNeeded = lastFull >= 0 && lastFull != Long.MAX_VALUE;
+        boolean mayBuildOnIt = !abandoned(lastFull) && !builtOnPendingFullAborted;
         return new Backlog(
                 needsFull,
+                needsFull && fullBarrierSinceNeeded && mayBuildOnIt ? lastFull : -1,
                 pending.stream().mapToLong(c -> c.changed).sum(),
                 pending.stream().anyMatch(Capture::lostChanges));
     }
@@ -118,6 +133,7 @@ public final class CheckpointLineage {
         if (full) {
             needsFull = true;
             lastFull = capture.checkpointId;
+            builtOnPendingFullAborted = false;
         } else {
             pending.add(capture);
         }
@@ -138,9 +154,14 @@ public final class CheckpointLineage {
          */
         final Set<String> placeholders;
         @Nullable final CompactionResult compaction;
-        /** The last checkpoint known complete: its batch carries every change since that barrier. */
+        /**
+         * The checkpoint whose log it writes on, known complete or full: its batch carries every
+         * change since that one's barrier.
+         */
         final long builtOn;
         final List<Capture> captures;
+        /** Whether it appends every live entry instead of the captures. */
+        final boolean full;
 
         private Listing(
                 List<BatchLocation> batches,
@@ -148,7 +169,9 @@ public final class CheckpointLineage {
                 Set<String> placeholders,
                 @Nullable CompactionResult compaction,
                 long builtOn,
-                List<Capture> captures) {
+                List<Capture> captures,
+                boolean full) {
+            this.full = full;
             this.batches = batches;
             this.confirmed = confirmed;
             this.placeholders = placeholders;
@@ -185,20 +208,76 @@ public final class CheckpointLineage {
             }
         }
         // Either way its batch carries every change since that one's barrier.
-        List<Capture> captures = new ArrayList<>();
-        for (Capture c : pending) {
-            if (c.checkpointId <= checkpointId) {
-                c.claimed = true;
-                captures.add(c);
-            }
-        }
-        return new Listing(batches, confirmed, placeholders, compaction, lastCompleted, captures);
+        return new Listing(
+                batches,
+                confirmed,
+                placeholders,
+                compaction,
+                lastCompleted,
+                claim(Long.MIN_VALUE, checkpointId),
+                false);
     }
 
     /** What a full checkpoint lists: no batch but its own. */
     synchronized Listing listFull() {
         Set<String> confirmed = segmentsOf(base);
-        return new Listing(new ArrayList<>(), confirmed, confirmed, null, -1, List.of());
+        return new Listing(new ArrayList<>(), confirmed, confirmed, null, -1, List.of(), true);
+    }
+
+    /**
+     * What checkpoint {@code checkpointId} lists, whose barrier found full checkpoint {@code
+     * full} pending (slower than the interval, with concurrent checkpoints): that one's log and a
+     * batch carrying the captures since its barrier, if it was written and given its segments, so
+     * the JobManager resolves them to what its acknowledgement registered. Else, or if a full
+     * checkpoint is needed for another reason since, a full listing. Should the full one have
+     * completed meanwhile, an incremental listing. Captures before its barrier it holds already,
+     * and are not written again: its barrier kept no capture, so they would override its values.
+     * Should this checkpoint complete before the full one, the index never learned the full batch
+     * and the next checkpoint is full ({@link #indexCanFollow}).
+     */
+    synchronized Listing listAfterFull(long checkpointId, long full) {
+        if (!needsFull) {
+            return listIncremental(checkpointId);
+        }
+        WrittenCheckpoint onto = written.get(full);
+        boolean given = onto != null && segmentsOf(onto.batches).stream().allMatch(log::given);
+        if (lastFull != full || !given || builtOnPendingFullAborted) {
+            LOG.debug(
+                    "Checkpoint {} appends all live entries: full checkpoint {}, pending at its"
+                            + " barrier, is not written yet or can no longer be built on",
+                    checkpointId,
+                    full);
+            return listFull();
+        }
+        Set<String> segments = segmentsOf(onto.batches);
+        LOG.debug(
+                "Checkpoint {} appends its changes on the log of full checkpoint {}, still pending",
+                checkpointId,
+                full);
+        // As on a pending incremental log: only the segments both logs hold stay registered
+        // whichever completes.
+        Set<String> confirmed = segmentsOf(base);
+        confirmed.retainAll(segments);
+        return new Listing(
+                new ArrayList<>(onto.batches),
+                confirmed,
+                segments,
+                null,
+                full,
+                claim(full, checkpointId),
+                false);
+    }
+
+    /** Claims the pending captures taken after barrier {@code after} up to {@code upTo}'s. */
+    private List<Capture> claim(long after, long upTo) {
+        List<Capture> captures = new ArrayList<>();
+        for (Capture c : pending) {
+            if (c.checkpointId > after && c.checkpointId <= upTo) {
+                c.claimed = true;
+                captures.add(c);
+            }
+        }
+        return captures;
     }
 
     /**
@@ -581,7 +660,10 @@ public final class CheckpointLineage {
     }
 
     public synchronized void notifyCheckpointAborted(long checkpointId) {
-        written.remove(checkpointId);
+        WrittenCheckpoint abortedOne = written.remove(checkpointId);
+        if (abortedOne != null && !abortedOne.full && abortedOne.builtOn == lastFull && needsFull) {
+            builtOnPendingFullAborted = true;
+        }
         if (checkpointId > lastCompleted) {
             aborted.add(checkpointId);
         }
