@@ -36,6 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nonnull;
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -417,6 +418,7 @@ public final class AppendLogSnapshotStrategy<K> {
      * Appends one batch carrying the listing's captures, deduplicated, and adds it to the
      * listing's batches; null if they changed nothing. Under the write lock.
      */
+    @Nullable
     private BatchLocation appendChanges(CapturedState captured, CheckpointLineage.Listing listing)
             throws IOException {
         long checkpointId = captured.checkpointId;

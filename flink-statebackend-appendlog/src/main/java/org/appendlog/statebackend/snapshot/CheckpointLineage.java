@@ -171,13 +171,13 @@ public final class CheckpointLineage {
                 long builtOn,
                 List<Capture> captures,
                 boolean full) {
-            this.full = full;
             this.batches = batches;
             this.confirmed = confirmed;
             this.placeholders = placeholders;
             this.compaction = compaction;
             this.builtOn = builtOn;
             this.captures = captures;
+            this.full = full;
         }
     }
 
