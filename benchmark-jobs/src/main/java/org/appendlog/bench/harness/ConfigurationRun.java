@@ -138,9 +138,10 @@ final class ConfigurationRun {
             timeline.awaitFirstRecords(cluster, jobId, prefix);
             // live heap with the cluster up and the state still empty; the job barely started
             long heapAtStart = liveHeap();
-            // the measured run is the steady state: after the first pass has written every key
+            // the measured run is the steady state: after the first pass has written every key,
+            // and whatever else the job names (TopK: the first pass's windows fired)
             long first = timeline.awaitProcessed(
-                    job.steadyStateRecords(profile.spec), cluster, jobId, prefix + " first pass");
+                    job.steadyStateRecords(profile.spec), cluster, jobId, prefix + " to steady state");
             long firstMillis = System.currentTimeMillis();
             long runNanos = (long) (profile.runSeconds * 1e9);
             boolean checkpointed = backend != null;

@@ -240,7 +240,8 @@ public final class CheckpointLineage {
             return listIncremental(checkpointId);
         }
         WrittenCheckpoint onto = written.get(full);
-        boolean given = onto != null && segmentsOf(onto.batches).stream().allMatch(log::given);
+        Set<String> segments = onto == null ? Set.of() : segmentsOf(onto.batches);
+        boolean given = onto != null && segments.stream().allMatch(log::given);
         if (lastFull != full || !given || builtOnPendingFullAborted) {
             LOG.debug(
                     "Checkpoint {} appends all live entries: full checkpoint {}, pending at its"
@@ -249,7 +250,6 @@ public final class CheckpointLineage {
                     full);
             return listFull();
         }
-        Set<String> segments = segmentsOf(onto.batches);
         LOG.debug(
                 "Checkpoint {} appends its changes on the log of full checkpoint {}, still pending",
                 checkpointId,
