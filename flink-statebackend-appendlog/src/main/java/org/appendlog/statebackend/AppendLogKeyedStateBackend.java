@@ -233,11 +233,11 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         if (state == null) {
             state =
                     LoggedState.track(
-                            states.size(), stateDesc.getType(), heapState, tracker, keyContext);
+                            states.size(), stateDesc, heapState, tracker, keyContext);
             states.add(state);
             statesByName.put(stateDesc.getName(), state);
         } else {
-            state.update(heapState);
+            state.update(heapState, stateDesc);
             if (!sameFormat(namespacesBefore, state.table().getNamespaceSerializer())
                     || !sameFormat(valuesBefore, state.table().getStateSerializer())) {
                 // The heap migrated its objects, but the log still holds the old format, which

@@ -32,12 +32,12 @@ public final class LoggedState<K> {
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static <K> LoggedState<K> track(
             int id,
-            StateDescriptor.Type type,
+            StateDescriptor<?, ?> descriptor,
             InternalKvState<K, ?, ?> heapState,
             ChangeTracker tracker,
             InternalKeyContext<K> keyContext) {
         TrackedKvState tracked;
-        switch (type) {
+        switch (descriptor.getType()) {
             case VALUE:
                 tracked = new TrackedValueState((InternalValueState) heapState, id, tracker, keyContext);
                 break;
@@ -59,18 +59,20 @@ public final class LoggedState<K> {
                 break;
             default:
                 throw new UnsupportedOperationException(
-                        "The appendlog state backend does not support " + type + " state");
+                        "The appendlog state backend does not support "
+                                + descriptor.getType()
+                                + " state");
         }
         StateTable<K, Object, Object> table = tableOf(heapState);
         LoggedState<K> state = new LoggedState<>(id, table.getMetaInfo().getName(), tracked);
-        state.follow(table);
+        state.follow(table, descriptor);
         return state;
     }
 
-    /** A value of an immutable type can be logged when written; it cannot change afterwards. */
-    private void follow(StateTable<K, Object, Object> table) {
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void follow(StateTable<K, Object, Object> table, StateDescriptor<?, ?> descriptor) {
         this.table = table;
-        tracked.setLogged(table.getStateSerializer().isImmutableType());
+        tracked.follow((StateTable) table, descriptor);
     }
 
     @SuppressWarnings("unchecked")
@@ -84,9 +86,9 @@ public final class LoggedState<K> {
      * every logged one in the checkpoint.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public void update(InternalKvState<K, ?, ?> heapState) {
+    public void update(InternalKvState<K, ?, ?> heapState, StateDescriptor<?, ?> descriptor) {
         tracked.replaceDelegate((InternalKvState) heapState);
-        follow(tableOf(heapState));
+        follow(tableOf(heapState), descriptor);
     }
 
     public int id() {

@@ -1,11 +1,13 @@
 package org.appendlog.statebackend.tracking;
 
+import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.InternalKeyContext;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateEntry;
 import org.apache.flink.runtime.state.internal.InternalKvState;
 import org.apache.flink.runtime.state.heap.AbstractHeapState;
+import org.apache.flink.runtime.state.heap.StateTable;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,13 +98,20 @@ abstract class TrackedKvState<K, N, V, S extends InternalKvState<K, N, V>>
                 : String.valueOf(stateId);
     }
 
-    /** Whether writes are logged with their values: the values are of an immutable type. */
-    protected final boolean isLogged() {
-        return logged;
+    /**
+     * Whether a write now is logged with its value: the values are of an immutable type and the
+     * tracker is not paused.
+     */
+    protected final boolean logsValues() {
+        return logged && !tracker.isPaused();
     }
 
-    void setLogged(boolean logged) {
-        this.logged = logged;
+    /**
+     * Takes what this state needs from its registration, the first one or a later one with new
+     * serializers or functions: values of an immutable type are logged.
+     */
+    void follow(StateTable<K, N, V> table, StateDescriptor<?, ?> descriptor) {
+        this.logged = table.getStateSerializer().isImmutableType();
     }
 
     @Override

@@ -1,5 +1,9 @@
 package org.appendlog.statebackend.tracking;
 
+import org.apache.flink.api.common.functions.ReduceFunction;
+import org.apache.flink.api.common.state.ReducingStateDescriptor;
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.runtime.state.StateTransformationFunction;
 import org.apache.flink.runtime.state.InternalKeyContext;
 import org.apache.flink.runtime.state.internal.InternalReducingState;
 
@@ -13,5 +17,12 @@ final class TrackedReducingState<K, N, V>
             ChangeTracker tracker,
             InternalKeyContext<K> keyContext) {
         super(delegate, stateId, tracker, keyContext);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    protected StateTransformationFunction<V, V> mergeOf(StateDescriptor<?, ?> descriptor) {
+        ReduceFunction<V> function = ((ReducingStateDescriptor<V>) descriptor).getReduceFunction();
+        return (current, value) -> current == null ? value : function.reduce(current, value);
     }
 }

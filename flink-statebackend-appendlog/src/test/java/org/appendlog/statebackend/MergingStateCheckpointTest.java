@@ -1,0 +1,206 @@
+package org.appendlog.statebackend;
+
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.api.common.state.AggregatingStateDescriptor;
+import org.apache.flink.api.common.state.ReducingStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
+import org.apache.flink.runtime.state.internal.InternalAggregatingState;
+import org.apache.flink.runtime.state.internal.InternalReducingState;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Aggregating and reducing states with immutable values log the value an added element merged
+ * into: the log must hold what the heap holds, per namespace, with the function of the latest
+ * registration.
+ */
+class MergingStateCheckpointTest {
+
+    private static final int KEYS = 1_000;
+    private static final List<Long> WINDOWS = List.of(10L, 20L);
+
+    @TempDir Path logDir;
+
+    @Test
+    void restoresWhatWasMergedUnderEveryNamespace() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        KeyedStateHandle second;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(harness, SUM);
+            InternalReducingState<Integer, Long, Long> maxima = maxima(harness);
+            addToAll(harness, sums, maxima, 1);
+            harness.checkpoint(1);
+            // the second checkpoint is incremental: it holds the merged values logged since
+            addToAll(harness, sums, maxima, 2);
+            second = harness.checkpoint(2);
+        }
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(second))) {
+            InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(restored, SUM);
+            InternalReducingState<Integer, Long, Long> maxima = maxima(restored);
+            for (int key = 0; key < KEYS; key++) {
+                restored.backend.setCurrentKey(key);
+                for (long window : WINDOWS) {
+                    sums.setCurrentNamespace(window);
+                    maxima.setCurrentNamespace(window);
+                    assertThat(sums.get()).isEqualTo(3 * (key + window));
+                    assertThat(maxima.get()).isEqualTo(2 * (key + window));
+                }
+            }
+        }
+    }
+
+    @Test
+    void mergesWithTheFunctionOfTheLatestRegistration() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        KeyedStateHandle summed;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(harness, SUM);
+            harness.checkpoint(1);
+            add(harness, sums, 7, 10L, 5);
+            summed = harness.checkpoint(2);
+        }
+        KeyedStateHandle multiplied;
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(summed))) {
+            // the restored state is registered again, with another function
+            InternalAggregatingState<Integer, Long, Long, Long, Long> products =
+                    sums(restored, PRODUCT);
+            restored.checkpoint(3);
+            add(restored, products, 7, 10L, 3);
+            assertThat(products.get()).isEqualTo(15);
+            multiplied = restored.checkpoint(4);
+        }
+        try (BackendHarness restored =
+                BackendHarness.restore(
+                        stateBackend, registry, Collections.singletonList(multiplied))) {
+            InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(restored, SUM);
+            restored.backend.setCurrentKey(7);
+            sums.setCurrentNamespace(10L);
+            assertThat(sums.get()).isEqualTo(15);
+        }
+    }
+
+    @Test
+    void aFailingFunctionLeavesTheValueAndTheLogAsTheyWere() throws Exception {
+        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        KeyedStateHandle handle;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(harness, SUM);
+            harness.checkpoint(1);
+            add(harness, sums, 3, 10L, 4);
+            assertThatThrownBy(() -> add(harness, sums, 3, 10L, -1))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("'sums'")
+                    .hasRootCauseMessage("negative: -1");
+            assertThat(sums.get()).isEqualTo(4);
+            handle = harness.checkpoint(2);
+        }
+        try (BackendHarness restored =
+                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+            InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(restored, SUM);
+            restored.backend.setCurrentKey(3);
+            sums.setCurrentNamespace(10L);
+            assertThat(sums.get()).isEqualTo(4);
+        }
+    }
+
+    private static void addToAll(
+            BackendHarness harness,
+            InternalAggregatingState<Integer, Long, Long, Long, Long> sums,
+            InternalReducingState<Integer, Long, Long> maxima,
+            long times)
+            throws Exception {
+        for (int key = 0; key < KEYS; key++) {
+            for (long window : WINDOWS) {
+                add(harness, sums, key, window, times * (key + window));
+                maxima.setCurrentNamespace(window);
+                maxima.add(times * (key + window));
+                maxima.add(key + window);
+            }
+        }
+    }
+
+    private static void add(
+            BackendHarness harness,
+            InternalAggregatingState<Integer, Long, Long, Long, Long> state,
+            int key,
+            long window,
+            long value)
+            throws Exception {
+        harness.backend.setCurrentKey(key);
+        state.setCurrentNamespace(window);
+        state.add(value);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static InternalAggregatingState<Integer, Long, Long, Long, Long> sums(
+            BackendHarness harness, AggregateFunction<Long, Long, Long> function) throws Exception {
+        return (InternalAggregatingState<Integer, Long, Long, Long, Long>)
+                harness.backend.getOrCreateKeyedState(LongSerializer.INSTANCE, descriptor(function));
+    }
+
+    private static AggregatingStateDescriptor<Long, Long, Long> descriptor(
+            AggregateFunction<Long, Long, Long> function) {
+        return new AggregatingStateDescriptor<>("sums", function, LongSerializer.INSTANCE);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static InternalReducingState<Integer, Long, Long> maxima(BackendHarness harness)
+            throws Exception {
+        return (InternalReducingState<Integer, Long, Long>)
+                harness.backend.getOrCreateKeyedState(
+                        LongSerializer.INSTANCE,
+                        new ReducingStateDescriptor<>("maxima", Math::max, LongSerializer.INSTANCE));
+    }
+
+    private static final AggregateFunction<Long, Long, Long> SUM = new Combining(false);
+    private static final AggregateFunction<Long, Long, Long> PRODUCT = new Combining(true);
+
+    /** Sums or multiplies; refuses negative values, to fail inside the state's merge. */
+    private static final class Combining implements AggregateFunction<Long, Long, Long> {
+
+        private final boolean multiply;
+
+        Combining(boolean multiply) {
+            this.multiply = multiply;
+        }
+
+        @Override
+        public Long createAccumulator() {
+            return multiply ? 1L : 0L;
+        }
+
+        @Override
+        public Long add(Long value, Long accumulator) {
+            if (value < 0) {
+                throw new IllegalArgumentException("negative: " + value);
+            }
+            return multiply ? accumulator * value : accumulator + value;
+        }
+
+        @Override
+        public Long getResult(Long accumulator) {
+            return accumulator;
+        }
+
+        @Override
+        public Long merge(Long a, Long b) {
+            return multiply ? a * b : a + b;
+        }
+    }
+}
