@@ -3,6 +3,7 @@ package org.appendlog.bench.harness;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.checkpoint.FailedCheckpointStats;
 import org.apache.flink.runtime.checkpoint.TaskStateStats;
 
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ public final class CheckpointFigures {
 
     public final int completed;
     public final int failed;
+    /** Why each failed checkpoint failed, as Flink reports it: "checkpoint N: message". */
+    public final List<String> failures;
     public final long durationP50Ms;
     public final long durationP99Ms;
     public final long syncP50Ms;
@@ -31,15 +34,15 @@ public final class CheckpointFigures {
     public final long incrementalBytesTotal;
 
     private CheckpointFigures(
-            int completed,
-            int failed,
+            List<String> failures,
             List<Long> durations,
             List<Long> syncs,
             List<Long> startDelays,
             List<Long> incremental,
             List<Long> full) {
-        this.completed = completed;
-        this.failed = failed;
+        this.completed = durations.size();
+        this.failed = failures.size();
+        this.failures = failures;
         this.durationP50Ms = percentile(durations, 50);
         this.durationP99Ms = percentile(durations, 99);
         this.syncP50Ms = percentile(syncs, 50);
@@ -52,12 +55,12 @@ public final class CheckpointFigures {
 
     public static CheckpointFigures none() {
         List<Long> empty = Collections.emptyList();
-        return new CheckpointFigures(0, 0, empty, empty, empty, empty, empty);
+        return new CheckpointFigures(Collections.emptyList(), empty, empty, empty, empty, empty);
     }
 
     /** The figures of the checkpoints triggered at or after {@code fromMillis} (epoch ms). */
     public static CheckpointFigures of(CheckpointStatsSnapshot snapshot, long fromMillis) {
-        int failed = 0;
+        List<String> failures = new ArrayList<>();
         List<Long> durations = new ArrayList<>();
         List<Long> syncs = new ArrayList<>();
         List<Long> startDelays = new ArrayList<>();
@@ -67,8 +70,14 @@ public final class CheckpointFigures {
             if (checkpoint.getTriggerTimestamp() < fromMillis || checkpoint.getProperties().isSavepoint()) {
                 continue;
             }
-            if (checkpoint.getStatus() == CheckpointStatsStatus.FAILED) {
-                failed++;
+            if (checkpoint instanceof FailedCheckpointStats) {
+                String reason = ((FailedCheckpointStats) checkpoint).getFailureMessage();
+                // one line each, for the results' list
+                failures.add(
+                        "checkpoint "
+                                + checkpoint.getCheckpointId()
+                                + ": "
+                                + (reason == null ? "no reason given" : reason.replaceAll("\\s+", " ")));
             }
             if (checkpoint.getStatus() != CheckpointStatsStatus.COMPLETED) {
                 continue;
@@ -86,14 +95,7 @@ public final class CheckpointFigures {
             incremental.add(checkpoint.getCheckpointedSize());
             full.add(checkpoint.getStateSize());
         }
-        return new CheckpointFigures(
-                durations.size(),
-                failed,
-                durations,
-                syncs,
-                startDelays,
-                incremental,
-                full);
+        return new CheckpointFigures(failures, durations, syncs, startDelays, incremental, full);
     }
 
     /** Nearest-rank percentile, or -1 if there are no values. */

@@ -126,6 +126,16 @@ final class ResultFiles {
                 notes.forEach(out::println);
                 out.println();
             }
+            List<String> failures = new ArrayList<>();
+            for (RunResult r : results) {
+                r.checkpoints.failures.forEach(f -> failures.add("- " + runLabel(r, results) + ", " + f));
+            }
+            if (!failures.isEmpty()) {
+                out.println("Failed checkpoints of the measured runs, with Flink's reason:");
+                out.println();
+                failures.forEach(out::println);
+                out.println();
+            }
             for (String chart : CHARTS) {
                 out.println("![" + chart + "](" + chart + ")");
                 out.println();

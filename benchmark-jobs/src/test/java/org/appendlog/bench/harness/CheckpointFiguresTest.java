@@ -1,0 +1,112 @@
+package org.appendlog.bench.harness;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.functions.source.SourceFunction;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The figures come from Flink's checkpoint statistics, failed checkpoints with Flink's reason. */
+class CheckpointFiguresTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(1)
+                            .build());
+
+    private static final long REFUSED = 2;
+    private static final long LAST = 4;
+
+    @Test
+    void aFailedCheckpointIsCountedWithFlinksReason(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(50);
+        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
+        env.addSource(new UntilCheckpoint())
+                .map(new RefusingOneCheckpoint())
+                .addSink(new DiscardingSink<>());
+        JobID job = env.executeAsync().getJobID();
+        cluster.requestJobResult(job).get(2, TimeUnit.MINUTES);
+
+        CheckpointFigures figures =
+                CheckpointFigures.of(
+                        cluster.getArchivedExecutionGraph(job).get().getCheckpointStatsSnapshot(),
+                        0);
+
+        // the refused checkpoint fails the task, and the restart may fail more on its way
+        assertThat(figures.failures)
+                .hasSize(figures.failed)
+                .allSatisfy(reason -> assertThat(reason).matches("checkpoint \\d+: \\S.*"))
+                .anySatisfy(reason -> assertThat(reason).startsWith("checkpoint " + REFUSED + ": "));
+        assertThat(figures.completed).isPositive();
+    }
+
+    /** Emits until checkpoint {@link #LAST} completed. */
+    private static final class UntilCheckpoint implements SourceFunction<Long>, CheckpointListener {
+
+        private volatile boolean running = true;
+
+        @Override
+        public void run(SourceContext<Long> out) throws Exception {
+            long next = 0;
+            while (running) {
+                synchronized (out.getCheckpointLock()) {
+                    out.collect(next++);
+                }
+                Thread.sleep(1);
+            }
+        }
+
+        @Override
+        public void cancel() {
+            running = false;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            if (checkpointId >= LAST) {
+                running = false;
+            }
+        }
+    }
+
+    /** Fails its snapshot of checkpoint {@link #REFUSED}. */
+    private static final class RefusingOneCheckpoint
+            implements MapFunction<Long, Long>, CheckpointedFunction {
+
+        @Override
+        public Long map(Long value) {
+            return value;
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) {
+            if (context.getCheckpointId() == REFUSED) {
+                throw new IllegalStateException("refusing checkpoint " + REFUSED);
+            }
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) {}
+    }
+}
