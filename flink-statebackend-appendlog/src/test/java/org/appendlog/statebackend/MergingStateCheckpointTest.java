@@ -84,14 +84,7 @@ class MergingStateCheckpointTest {
             assertThat(products.get()).isEqualTo(15);
             multiplied = restored.checkpoint(4);
         }
-        try (BackendHarness restored =
-                BackendHarness.restore(
-                        stateBackend, registry, Collections.singletonList(multiplied))) {
-            InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(restored, SUM);
-            restored.backend.setCurrentKey(7);
-            sums.setCurrentNamespace(10L);
-            assertThat(sums.get()).isEqualTo(15);
-        }
+        assertThat(restoredSum(stateBackend, registry, multiplied, 7, 10L)).isEqualTo(15);
     }
 
     @Test
@@ -110,12 +103,23 @@ class MergingStateCheckpointTest {
             assertThat(sums.get()).isEqualTo(4);
             handle = harness.checkpoint(2);
         }
+        assertThat(restoredSum(stateBackend, registry, handle, 3, 10L)).isEqualTo(4);
+    }
+
+    /** The sum of {@code key} in {@code window} that {@code handle} restores. */
+    private static Long restoredSum(
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            KeyedStateHandle handle,
+            int key,
+            long window)
+            throws Exception {
         try (BackendHarness restored =
                 BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
             InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(restored, SUM);
-            restored.backend.setCurrentKey(3);
-            sums.setCurrentNamespace(10L);
-            assertThat(sums.get()).isEqualTo(4);
+            restored.backend.setCurrentKey(key);
+            sums.setCurrentNamespace(window);
+            return sums.get();
         }
     }
 
