@@ -1,5 +1,7 @@
 package org.appendlog.bench;
 
+import org.appendlog.bench.harness.RunResult;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -9,6 +11,7 @@ import java.awt.image.BufferedImage;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -72,12 +75,40 @@ class BenchSmokeTest {
         assertThat(Files.readString(new File(out, "results.md").toPath()))
                 .contains("| topk | hashmap | local | yes |")
                 .contains("| topk | appendlog | local | yes |");
+        assertRecoveryCurves(new File(out, "recovery.csv"), run.results);
         // A --flink option overrides the harness's own setting: the log went where it says. (The
         // segments are gone with the job's checkpoints; the operators' directories stay.)
         assertThat(run.printed).contains("Flink options {state.backend.appendlog.dir=" + logUri + "}");
         try (Stream<Path> files = Files.walk(logDir)) {
             assertThat(files.map(f -> f.getFileName().toString()))
                     .anyMatch(name -> name.startsWith("WindowOperator_"));
+        }
+    }
+
+    /**
+     * Each run's recovery sample by sample, from the failure on: time goes forward, the count
+     * never back, and the run's first record after the failure is among the samples.
+     */
+    private static void assertRecoveryCurves(File csv, List<RunResult> results) throws Exception {
+        List<String> lines = Files.readAllLines(csv.toPath());
+        assertThat(lines.get(0)).isEqualTo("job,backend,storage,round,ms_since_failure,records_since_failure");
+        for (RunResult result : results) {
+            String prefix = result.job + "," + result.backend + "," + result.storage + "," + result.round + ",";
+            List<long[]> curve = new ArrayList<>();
+            for (String line : lines.subList(1, lines.size())) {
+                if (line.startsWith(prefix)) {
+                    String[] fields = line.substring(prefix.length()).split(",");
+                    curve.add(new long[] {Long.parseLong(fields[0]), Long.parseLong(fields[1])});
+                }
+            }
+            assertThat(curve).as(result.label()).isNotEmpty();
+            for (int i = 1; i < curve.size(); i++) {
+                assertThat(curve.get(i)[0]).isGreaterThan(curve.get(i - 1)[0]);
+                assertThat(curve.get(i)[1]).isGreaterThanOrEqualTo(curve.get(i - 1)[1]);
+            }
+            assertThat(curve.get(0)[0]).isGreaterThanOrEqualTo(0);
+            assertThat(curve.get(curve.size() - 1)[0]).isGreaterThanOrEqualTo(result.recoveryFirstRecordMs);
+            assertThat(curve.get(curve.size() - 1)[1]).as(result.label()).isPositive();
         }
     }
 

@@ -223,6 +223,7 @@ final class ConfigurationRun {
         while (System.nanoTime() < settle) {
             timeline.sample(prefix + " recovered");
         }
+        result.recoveryCurve = timeline.since(failure);
     }
 
     private Configuration clusterConfiguration(Backend backend, RunStorage target, String runName) {
@@ -387,6 +388,23 @@ final class ConfigurationRun {
                 failIfEnded(cluster, jobId);
             }
             return System.nanoTime();
+        }
+
+        /**
+         * The samples from {@code from} on, as (ms since {@code from}, records processed since the
+         * last sample before it).
+         */
+        List<long[]> since(long from) {
+            long before = 0;
+            List<long[]> curve = new ArrayList<>();
+            for (long[] s : samples) {
+                if (s[0] < from) {
+                    before = s[1];
+                } else {
+                    curve.add(new long[] {(s[0] - from) / 1_000_000, s[1] - before});
+                }
+            }
+            return curve;
         }
 
         /** Records per second from the first sample at or after {@code from} to the last sample. */

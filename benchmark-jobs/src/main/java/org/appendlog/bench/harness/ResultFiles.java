@@ -11,13 +11,14 @@ import java.util.Map;
 
 /**
  * Writes a harness run's results: {@code results.csv} (one row per configuration and round, raw
- * numbers), {@code bandwidth.csv}, {@code results.md} (the same as tables, with the profile and the
- * command) and four PNG charts.
+ * numbers), {@code bandwidth.csv}, {@code recovery.csv} (each recovery sample by sample), {@code
+ * results.md} (the same as tables, with the profile and the command) and four PNG charts.
  */
 final class ResultFiles {
 
     static final String CSV = "results.csv";
     static final String BANDWIDTH_CSV = "bandwidth.csv";
+    static final String RECOVERY_CSV = "recovery.csv";
     static final String MARKDOWN = "results.md";
     static final String[] CHARTS = {
         "throughput.png", "checkpoint-duration.png", "checkpoint-bytes.png", "recovery.png"
@@ -33,6 +34,7 @@ final class ResultFiles {
         }
         writeCsv(new File(dir, CSV), results);
         writeBandwidthCsv(new File(dir, BANDWIDTH_CSV), bandwidth);
+        writeRecoveryCsv(new File(dir, RECOVERY_CSV), results);
         writeMarkdown(new File(dir, MARKDOWN), description, command, results, bandwidth);
         writeCharts(dir, results);
     }
@@ -82,6 +84,26 @@ final class ResultFiles {
             out.println("storage,sequential_write_mb_per_s");
             for (Map.Entry<String, Double> e : bandwidth.entrySet()) {
                 out.println(e.getKey() + "," + String.format(Locale.ROOT, "%.1f", e.getValue()));
+            }
+        }
+    }
+
+    /** Each injected failure's recovery, sample by sample, to read what the two figures summarize. */
+    private static void writeRecoveryCsv(File file, List<RunResult> results) throws IOException {
+        try (PrintWriter out = new PrintWriter(file, StandardCharsets.UTF_8)) {
+            out.println("job,backend,storage,round,ms_since_failure,records_since_failure");
+            for (RunResult r : results) {
+                for (long[] sample : r.recoveryCurve) {
+                    out.println(
+                            String.join(
+                                    ",",
+                                    r.job,
+                                    quote(r.backend),
+                                    r.storage,
+                                    Integer.toString(r.round),
+                                    Long.toString(sample[0]),
+                                    Long.toString(sample[1])));
+                }
             }
         }
     }

@@ -1,5 +1,8 @@
 package org.appendlog.bench.harness;
 
+import java.util.Collections;
+import java.util.List;
+
 /** The measurements of one configuration (job x backend x storage), -1 where not measured. */
 public final class RunResult {
 
@@ -25,6 +28,11 @@ public final class RunResult {
     public long heapBytes = -1;
     public long recoveryFirstRecordMs = -1;
     public long recoveryFullThroughputMs = -1;
+    /**
+     * The injected failure's recovery as sampled: (ms since the failure, records processed since
+     * it), from the failure until the run settled; empty without a failure.
+     */
+    public List<long[]> recoveryCurve = Collections.emptyList();
 
     public RunResult(String job, String backend, String storage, int round) {
         this.job = job;
