@@ -52,9 +52,7 @@ final class ResultFiles {
                 out.println(
                         String.join(
                                 ",",
-                                r.job,
-                                quote(r.backend),
-                                r.storage,
+                                runColumns(r),
                                 quote(r.status),
                                 Boolean.toString(r.verified),
                                 Long.toString(r.recordsProcessed),
@@ -97,15 +95,18 @@ final class ResultFiles {
                     out.println(
                             String.join(
                                     ",",
-                                    r.job,
-                                    quote(r.backend),
-                                    r.storage,
+                                    runColumns(r),
                                     Integer.toString(r.round),
                                     Long.toString(sample[0]),
                                     Long.toString(sample[1])));
                 }
             }
         }
+    }
+
+    /** The columns that name a run's configuration: job, backend, storage. */
+    private static String runColumns(RunResult r) {
+        return String.join(",", r.job, quote(r.backend), r.storage);
     }
 
     private static String quote(String text) {
