@@ -197,6 +197,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         group.gauge("bytesAppended", log::bytesAppended);
         group.gauge("fullBatches", this::fullBatches);
         group.gauge("dirtyEntries", tracker::size);
+        group.gauge("untrackedIntervals", tracker::untrackedIntervals);
     }
 
     @Nonnull

@@ -1,6 +1,8 @@
 package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.snapshot.TurnoverDetector;
+import org.appendlog.statebackend.snapshot.TurnoverForecast;
+import org.appendlog.statebackend.tracking.ChangeTracker;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -293,15 +295,17 @@ class TurnoverCheckpointTest {
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             writeWindow(harness, window, id);
             harness.checkpoint(id);
-            for (int turnover = 1; turnover <= TurnoverDetector.TURNOVERS_TO_PAUSE; turnover++) {
+            for (int turnover = 1; turnover <= TurnoverForecast.TURNOVERS_IN_A_ROW; turnover++) {
                 assertThat(harness.backend.changeTracker().isPaused()).isFalse();
-                writeWindow(harness, window += WINDOW, ++id);
+                moveWindow(harness, window, window + WINDOW, ++id);
+                window += WINDOW;
                 harness.checkpoint(id);
             }
             assertThat(harness.backend.fullBatches())
-                    .isEqualTo(TurnoverDetector.TURNOVERS_TO_PAUSE);
+                    .isEqualTo(TurnoverForecast.TURNOVERS_IN_A_ROW);
             // Untracked: the window's writes leave nothing to capture, and restore all the same.
-            writeWindow(harness, window += WINDOW, ++id);
+            moveWindow(harness, window, window + WINDOW, ++id);
+            window += WINDOW;
             assertThat(harness.backend.changeTracker().size()).isZero();
             last = harness.checkpoint(id);
             assertRestores(stateBackend, registry, last, windowOf(window, id, -1, 0));
@@ -324,11 +328,93 @@ class TurnoverCheckpointTest {
         assertRestores(stateBackend, registry, last, windowOf(window, windowWritten, window, id));
     }
 
-    /** Removes the window before {@code first} and writes keys {@code first} on as {@code value}. */
-    private static void writeWindow(BackendHarness harness, int first, long value) throws Exception {
-        for (int key = Math.max(0, first - WINDOW); key < first; key++) {
+    /**
+     * Windows that fire every second interval (TopK's in the benchmark): after two such periods,
+     * the intervals due to turn over go untracked, except one in {@link
+     * TurnoverDetector#PAUSED_INTERVALS_PER_PROBE}, and the intervals between them are tracked and
+     * incremental. The same checkpoints are full as while every interval was tracked, and each
+     * restores exactly. Once the windows stop firing, a tracked interval due to turn over finds
+     * out, and every checkpoint is incremental again.
+     */
+    @Test
+    void aStateThatTurnsOverEverySecondIntervalIsNotTrackedInTheIntervalsThatDo()
+            throws Exception {
+        AppendLogStateBackend stateBackend = backend(1.0);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        int probes = 2;
+        int learning = TurnoverForecast.ALTERNATIONS / 2;
+        int periods = learning + probes * TurnoverDetector.PAUSED_INTERVALS_PER_PROBE;
+        int window = 0;
+        long id = 1;
+        long fullBatches = 0;
+        long windowWritten;
+        IncrementalRemoteKeyedStateHandle last = null;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            ChangeTracker tracker = harness.backend.changeTracker();
+            writeWindow(harness, window, id);
+            harness.checkpoint(id);
+            int untracked = 0;
+            for (int period = 0; period < periods; period++) {
+                boolean dueUntracked =
+                        period >= learning
+                                && (period - learning) % TurnoverDetector.PAUSED_INTERVALS_PER_PROBE
+                                        != TurnoverDetector.PAUSED_INTERVALS_PER_PROBE - 1;
+                assertThat(tracker.isPaused())
+                        .as("period %s turns over", period)
+                        .isEqualTo(dueUntracked);
+                // Two windows' keys take turns, within the keys a restore checks.
+                moveWindow(harness, window, WINDOW - window, ++id);
+                window = WINDOW - window;
+                assertThat(tracker.size() == 0).isEqualTo(dueUntracked);
+                untracked += dueUntracked ? 1 : 0;
+                IncrementalRemoteKeyedStateHandle turnedOver = harness.checkpoint(id);
+                assertThat(harness.backend.fullBatches()).isEqualTo(++fullBatches);
+                assertRestores(stateBackend, registry, turnedOver, windowOf(window, id, -1, 0));
+
+                assertThat(tracker.isPaused()).as("period %s settles", period).isFalse();
+                writeWindow(harness, window, ++id);
+                last = harness.checkpoint(id);
+                assertThat(harness.backend.fullBatches()).isEqualTo(fullBatches);
+                assertRestores(stateBackend, registry, last, windowOf(window, id, -1, 0));
+            }
+            assertThat(untracked)
+                    .isEqualTo(probes * (TurnoverDetector.PAUSED_INTERVALS_PER_PROBE - 1));
+            // The metric counts the interval that starts untracked now, too.
+            assertThat(tracker.isPaused()).isTrue();
+            assertThat(tracker.untrackedIntervals()).isEqualTo(untracked + 1);
+            // Settled: one key of the window changes per interval.
+            windowWritten = id;
+            int trackedInARow = 0;
+            for (int interval = 0;
+                    interval
+                            < 2 * TurnoverDetector.PAUSED_INTERVALS_PER_PROBE
+                                    + TurnoverForecast.ALTERNATIONS;
+                    interval++) {
+                boolean untrackedInterval = tracker.isPaused();
+                harness.put(window, ++id);
+                last = harness.checkpoint(id);
+                fullBatches += untrackedInterval ? 1 : 0;
+                assertThat(harness.backend.fullBatches()).isEqualTo(fullBatches);
+                trackedInARow = untrackedInterval ? 0 : trackedInARow + 1;
+            }
+            assertThat(trackedInARow).isGreaterThan(TurnoverForecast.ALTERNATIONS);
+            assertThat(tracker.isPaused()).isFalse();
+        }
+        assertRestores(stateBackend, registry, last, windowOf(window, windowWritten, window, id));
+    }
+
+    /** Removes the window of keys {@code from} on and writes the window {@code to} as {@code value}. */
+    private static void moveWindow(BackendHarness harness, int from, int to, long value)
+            throws Exception {
+        for (int key = from; key < from + WINDOW; key++) {
             harness.remove(key);
         }
+        writeWindow(harness, to, value);
+    }
+
+    /** Writes the keys of the window from {@code first} on as {@code value}. */
+    private static void writeWindow(BackendHarness harness, int first, long value)
+            throws Exception {
         for (int key = first; key < first + WINDOW; key++) {
             harness.put(key, value);
         }

@@ -9,16 +9,14 @@ import java.util.function.LongSupplier;
 
 /**
  * Judges at each barrier whether the state turned over, so that its checkpoint appends every live
- * entry rather than more changes than there are entries, and pauses tracking while the state keeps
- * turning over (TopK's windows: every checkpoint was full, and logging each write cost the task
- * for nothing). Task thread only.
+ * entry rather than more changes than there are entries, and pauses tracking in the intervals that
+ * the {@link TurnoverForecast} expects to turn over: their checkpoints are full anyway, and
+ * logging each write cost the task for nothing. Task thread only.
  */
 public final class TurnoverDetector {
 
     private static final Logger LOG = LoggerFactory.getLogger(TurnoverDetector.class);
 
-    /** Barriers in a row that find the state turned over before tracking pauses. */
-    public static final int TURNOVERS_TO_PAUSE = 3;
     /** Untracked intervals after which one is tracked again, to find out if the state settled. */
     public static final int PAUSED_INTERVALS_PER_PROBE = 8;
 
@@ -26,8 +24,7 @@ public final class TurnoverDetector {
     /** Changed entries per live entry above which a checkpoint appends all live entries. */
     private final double fullCheckpointRatio;
     private final LongSupplier liveEntries;
-    /** Barriers in a row that found the state turned over. */
-    private int turnoversInARow;
+    private final TurnoverForecast forecast = new TurnoverForecast();
     /** Intervals since tracking paused or was last probed. */
     private int pausedIntervals;
 
@@ -70,36 +67,54 @@ public final class TurnoverDetector {
     }
 
     /**
-     * Pauses tracking once {@link #TURNOVERS_TO_PAUSE} barriers in a row found the state turned
-     * over, and tracks one interval of every {@link #PAUSED_INTERVALS_PER_PROBE}, whose barrier
-     * finds out whether the state still turns over. A barrier whose checkpoint was full anyway
-     * (the last full one had not completed, or changes were lost) judges nothing.
+     * Pauses tracking for the next interval if the forecast expects it to turn over, but for one
+     * interval in {@link #PAUSED_INTERVALS_PER_PROBE}, whose barrier finds out whether the state
+     * still does. A barrier that went untracked, or whose checkpoint was full anyway (the last
+     * full one had not completed, or changes were lost), judges nothing.
      */
     void adjustTracking(
             long checkpointId, boolean untracked, boolean judgesNothing, boolean turnover) {
-        if (untracked) {
-            if (++pausedIntervals >= PAUSED_INTERVALS_PER_PROBE) {
+        TurnoverForecast.Pattern before = forecast.pattern();
+        forecast.observe(!untracked && !judgesNothing, untracked, turnover);
+        if (forecast.pattern() != before) {
+            logPattern(checkpointId, forecast.pattern());
+            pausedIntervals = 0;
+        }
+        if (forecast.dueToTurnOver() && ++pausedIntervals < PAUSED_INTERVALS_PER_PROBE) {
+            tracker.pause(forecast.pattern() == TurnoverForecast.Pattern.EVERY_SECOND_INTERVAL);
+        } else {
+            if (forecast.dueToTurnOver()) {
                 pausedIntervals = 0;
-                tracker.setPaused(false);
             }
-        } else if (turnover) {
-            if (++turnoversInARow == TURNOVERS_TO_PAUSE) {
+            tracker.resume();
+        }
+    }
+
+    private static void logPattern(long checkpointId, TurnoverForecast.Pattern pattern) {
+        switch (pattern) {
+            case EVERY_INTERVAL:
                 LOG.info(
                         "Checkpoint {}: the state turned over at {} checkpoints in a row; changes"
                                 + " are not tracked, and checkpoints append all live entries, until"
                                 + " the state settles (tracked for one interval in {})",
                         checkpointId,
-                        TURNOVERS_TO_PAUSE,
+                        TurnoverForecast.TURNOVERS_IN_A_ROW,
                         PAUSED_INTERVALS_PER_PROBE);
-            }
-            tracker.setPaused(turnoversInARow >= TURNOVERS_TO_PAUSE);
-        } else if (!judgesNothing) {
-            if (turnoversInARow >= TURNOVERS_TO_PAUSE) {
+                break;
+            case EVERY_SECOND_INTERVAL:
                 LOG.info(
-                        "Checkpoint {}: the state no longer turns over; changes are tracked again",
+                        "Checkpoint {}: the state turned over at every second checkpoint; changes"
+                                + " are not tracked in the intervals due to turn over, whose"
+                                + " checkpoints append all live entries, until that changes"
+                                + " (tracked for one such interval in {})",
+                        checkpointId,
+                        PAUSED_INTERVALS_PER_PROBE);
+                break;
+            default:
+                LOG.info(
+                        "Checkpoint {}: the state no longer turns over regularly; changes are"
+                                + " tracked again",
                         checkpointId);
-            }
-            turnoversInARow = 0;
         }
     }
 }

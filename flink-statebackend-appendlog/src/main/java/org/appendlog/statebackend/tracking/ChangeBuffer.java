@@ -196,9 +196,9 @@ public final class ChangeBuffer {
     }
 
     /**
-     * Whether chunks and partitions are kept for reuse: not while nothing is written (the tracker
-     * paused), so that an idle buffer holds no memory. The background thread may hand back the
-     * last interval's after the pause began.
+     * Whether chunks and partitions are kept for reuse: not while nothing is written for longer
+     * than an interval (the tracker paused), so that an idle buffer holds no memory. The
+     * background thread may hand back the last interval's after the pause began.
      */
     void keepSpares(boolean keep) {
         keepsSpares = keep;

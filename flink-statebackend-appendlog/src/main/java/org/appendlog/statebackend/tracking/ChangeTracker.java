@@ -29,6 +29,8 @@ public final class ChangeTracker {
      * checkpoint appends all live entries then, and would throw the tracked changes away.
      */
     private boolean paused;
+    /** Intervals that went untracked, or go now: a metric. */
+    private volatile long untrackedIntervals;
 
     /**
      * @param deduplicator deduplicates the logged writes off the task thread, as they accumulate
@@ -85,13 +87,27 @@ public final class ChangeTracker {
     }
 
     /**
-     * Stops or resumes tracking, at a barrier, right after {@link #drainMarked} and {@link
-     * #drainLogged}: a checkpoint that ends an interval without tracking must append all live
-     * entries.
+     * Stops tracking, at a barrier, right after {@link #drainMarked} and {@link #drainLogged}: a
+     * checkpoint that ends an interval without tracking must append all live entries. Paused for
+     * {@code oneInterval}, the buffer keeps its spare memory for the tracked interval after it;
+     * for longer, it lets that go.
      */
-    public void setPaused(boolean paused) {
-        this.paused = paused;
-        buffer.keepSpares(!paused);
+    public void pause(boolean oneInterval) {
+        paused = true;
+        untrackedIntervals++; // the task thread's alone
+
+        buffer.keepSpares(oneInterval);
+    }
+
+    /** Tracks again from this barrier on. */
+    public void resume() {
+        paused = false;
+        buffer.keepSpares(true);
+    }
+
+    /** Intervals that went untracked since the backend started, the current one included. */
+    public long untrackedIntervals() {
+        return untrackedIntervals;
     }
 
     /** Whether the changes since the last barrier went untracked. */

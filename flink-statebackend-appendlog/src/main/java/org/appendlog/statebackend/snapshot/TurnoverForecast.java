@@ -1,0 +1,123 @@
+package org.appendlog.statebackend.snapshot;
+
+/**
+ * Expects, from the intervals before, whether the next checkpoint interval turns the state over:
+ * windows turn it over in every interval, or in every second one when they fire about every two
+ * checkpoint intervals (TopK's barriers alternated in the benchmark). An interval that went
+ * untracked, or whose checkpoint was full anyway, cannot be judged and counts as expected.
+ */
+public final class TurnoverForecast {
+
+    /** Turnovers in a row after which every interval is expected to turn over. */
+    public static final int TURNOVERS_IN_A_ROW = 3;
+    /**
+     * Alternating intervals after which every second one is expected to turn over: two periods,
+     * so that a state turning over once in a while is not taken for one that alternates.
+     */
+    public static final int ALTERNATIONS = 4;
+    /**
+     * Alternating intervals needed again after an alternation that ended before any of its expected
+     * turnovers was borne out: windows firing every two and a half intervals alternate for four,
+     * and every expectation after them was wrong.
+     */
+    public static final int ALTERNATIONS_AFTER_A_MISS = 6;
+
+    /** How the state turns over, as the last intervals showed. */
+    enum Pattern {
+        NONE,
+        EVERY_INTERVAL,
+        EVERY_SECOND_INTERVAL
+    }
+
+    /** Outcomes that alternate up to a turnover. */
+    private static final int ALTERNATING_TO_A_TURNOVER = 0b010101;
+
+    /** The last intervals' outcomes, the latest in bit 0: set if it turned over. */
+    private int outcomes;
+    /** Intervals in {@link #outcomes}, at most {@link #ALTERNATIONS_AFTER_A_MISS}. */
+    private int recorded;
+
+    private Pattern pattern = Pattern.NONE;
+    private boolean dueToTurnOver;
+    private boolean lastUntracked;
+    /** Intervals since the pattern was found or its alternation restarted. */
+    private int intervalsInPhase;
+    /** Expected turnovers of this alternation that the tracked interval after them bore out. */
+    private int borneOut;
+    private int alternationsNeeded = ALTERNATIONS;
+
+    /**
+     * Takes the outcome of the next interval: {@code turnover} if it was {@code judged}, else as
+     * expected; {@code untracked} if tracking paused in it.
+     */
+    void observe(boolean judged, boolean untracked, boolean turnover) {
+        if (!judged && pattern == Pattern.NONE) {
+            return; // nothing expected of it, and it tells nothing
+        }
+        boolean turnedOver = judged ? turnover : dueToTurnOver;
+        boolean afterUntracked = lastUntracked && judged;
+        lastUntracked = untracked;
+        intervalsInPhase++;
+        if (pattern == Pattern.EVERY_SECOND_INTERVAL && afterUntracked) {
+            if (!turnedOver) {
+                borneOut++;
+            } else if (intervalsInPhase >= ALTERNATIONS) {
+                // The windows fired an interval early or late: as if the intervals before had
+                // alternated up to this turnover.
+                outcomes = ALTERNATING_TO_A_TURNOVER;
+                recorded = ALTERNATIONS_AFTER_A_MISS;
+                intervalsInPhase = 0;
+                dueToTurnOver = false;
+                return;
+            } else if (borneOut == 0) {
+                alternationsNeeded = ALTERNATIONS_AFTER_A_MISS;
+            }
+        }
+        record(turnedOver);
+        follow(patternOfOutcomes());
+        dueToTurnOver =
+                pattern == Pattern.EVERY_INTERVAL
+                        || (pattern == Pattern.EVERY_SECOND_INTERVAL && (outcomes & 1) == 0);
+    }
+
+    /** Whether the pattern expects the next interval to turn over. */
+    boolean dueToTurnOver() {
+        return dueToTurnOver;
+    }
+
+    Pattern pattern() {
+        return pattern;
+    }
+
+    private void record(boolean turnedOver) {
+        outcomes =
+                (outcomes << 1 | (turnedOver ? 1 : 0)) & ((1 << ALTERNATIONS_AFTER_A_MISS) - 1);
+        recorded = Math.min(recorded + 1, ALTERNATIONS_AFTER_A_MISS);
+    }
+
+    private Pattern patternOfOutcomes() {
+        int inARow = (1 << TURNOVERS_IN_A_ROW) - 1;
+        if (recorded >= TURNOVERS_IN_A_ROW && (outcomes & inARow) == inARow) {
+            return Pattern.EVERY_INTERVAL;
+        }
+        int alternations =
+                pattern == Pattern.EVERY_SECOND_INTERVAL ? ALTERNATIONS : alternationsNeeded;
+        // Each of the last intervals differs from the one before it.
+        int changes = (1 << (alternations - 1)) - 1;
+        if (recorded >= alternations && ((outcomes ^ outcomes >> 1) & changes) == changes) {
+            return Pattern.EVERY_SECOND_INTERVAL;
+        }
+        return Pattern.NONE;
+    }
+
+    private void follow(Pattern found) {
+        if (found != pattern) {
+            if (found == Pattern.EVERY_SECOND_INTERVAL) {
+                alternationsNeeded = ALTERNATIONS;
+            }
+            pattern = found;
+            intervalsInPhase = 0;
+            borneOut = 0;
+        }
+    }
+}
