@@ -39,6 +39,7 @@ public final class TurnoverForecast {
 
     private Pattern pattern = Pattern.NONE;
     private boolean dueToTurnOver;
+    /** Whether tracking paused in the interval before: the next judged one tests the pause. */
     private boolean lastUntracked;
     /** Intervals since the pattern was found or its alternation restarted. */
     private int intervalsInPhase;
@@ -51,12 +52,12 @@ public final class TurnoverForecast {
      * expected; {@code untracked} if tracking paused in it.
      */
     void observe(boolean judged, boolean untracked, boolean turnover) {
+        boolean afterUntracked = lastUntracked && judged;
+        lastUntracked = untracked;
         if (!judged && pattern == Pattern.NONE) {
             return; // nothing expected of it, and it tells nothing
         }
         boolean turnedOver = judged ? turnover : dueToTurnOver;
-        boolean afterUntracked = lastUntracked && judged;
-        lastUntracked = untracked;
         intervalsInPhase++;
         if (pattern == Pattern.EVERY_SECOND_INTERVAL && afterUntracked) {
             if (!turnedOver) {
