@@ -1,5 +1,6 @@
 package org.appendlog.cec.log;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
@@ -30,6 +31,9 @@ public final class OwnerMarker {
     private static final Logger LOG = LoggerFactory.getLogger(OwnerMarker.class);
 
     private static final String PREFIX = "owner-";
+    /** Reads of a marker found empty before its name counts as unknown. */
+    private static final int EMPTY_MARKER_READS = 50;
+    private static final long EMPTY_MARKER_PAUSE_MS = 10;
 
     private final String operatorId;
     private final String operatorName;
@@ -87,17 +91,21 @@ public final class OwnerMarker {
     private static List<OwnerMarker> olderOwners(FileSystem fs, Path directory, FileStatus own)
             throws IOException {
         List<OwnerMarker> older = new ArrayList<>();
+        long ownAge = own.getModificationTime();
         for (FileStatus child : DirectoryReads.list(fs, directory).orElse(Collections.emptyList())) {
             if (!isMarker(child) || child.getPath().getName().equals(own.getPath().getName())) {
                 continue;
             }
+            // As listed: a local file's status reads the time anew, and the name written into a
+            // marker found empty (see read) must not make it younger.
+            long age = child.getModificationTime();
             OwnerMarker other = read(fs, child);
             if (other == null) {
                 continue;
             }
             // A marker of the same age counts as older, from both sides: the clock of file times
             // is coarse, and of two markers that look alike neither may assume it came first.
-            if (child.getModificationTime() <= own.getModificationTime()) {
+            if (age <= ownAge) {
                 older.add(other);
             } else {
                 LOG.warn(
@@ -127,17 +135,36 @@ public final class OwnerMarker {
 
     /**
      * The marker in {@code file}, or null if it was removed meanwhile by an operator it refused. A
-     * marker still being written counts, with its name unknown.
+     * marker still being written counts; it is read again for up to {@link #EMPTY_MARKER_READS}
+     * times {@link #EMPTY_MARKER_PAUSE_MS} ms (its owner writes the name right after creating it),
+     * so that the error naming both operators names this one too, and with its name unknown after
+     * that (its owner may have died in between).
      */
     @Nullable
-    private static OwnerMarker read(FileSystem fs, FileStatus file) throws IOException {
+    @VisibleForTesting
+    static OwnerMarker read(FileSystem fs, FileStatus file) throws IOException {
         String operatorId = file.getPath().getName().substring(PREFIX.length());
-        try (DataInputStream in = new DataInputStream(fs.open(file.getPath()))) {
-            return new OwnerMarker(operatorId, in.readUTF());
-        } catch (FileNotFoundException e) {
-            return null;
-        } catch (EOFException e) {
-            return new OwnerMarker(operatorId, "(name being written)");
+        for (int reads = 1; ; reads++) {
+            try (DataInputStream in = new DataInputStream(fs.open(file.getPath()))) {
+                return new OwnerMarker(operatorId, in.readUTF());
+            } catch (FileNotFoundException e) {
+                return null;
+            } catch (EOFException e) {
+                if (reads == EMPTY_MARKER_READS || !pause()) {
+                    return new OwnerMarker(operatorId, "(name being written)");
+                }
+            }
+        }
+    }
+
+    /** Returns false if interrupted, keeping the interrupt. */
+    private static boolean pause() {
+        try {
+            Thread.sleep(EMPTY_MARKER_PAUSE_MS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

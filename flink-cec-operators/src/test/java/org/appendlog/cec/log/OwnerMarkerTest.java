@@ -7,7 +7,9 @@ import org.apache.flink.core.fs.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.DataOutputStream;
 import java.io.File;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +50,52 @@ class OwnerMarkerTest {
             assertThat(names(PersistedStream.subtaskDirectory(root, subtask)))
                     .containsExactly("owner-aa000000000000000000000000000001");
         }
+    }
+
+    /**
+     * A marker found while it is still empty (created, its owner's name not written yet) is read
+     * again until the name is there, so that the refusal names the owner.
+     */
+    @Test
+    void aMarkerFoundBeingWrittenIsReadAgainForItsName() throws Exception {
+        Path marker = emptyMarker();
+        ExecutorService owner = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> namesIt =
+                    owner.submit(
+                            () -> {
+                                Thread.sleep(100);
+                                try (DataOutputStream out =
+                                        new DataOutputStream(
+                                                new FileOutputStream(new File(marker.toUri())))) {
+                                    out.writeUTF("owner");
+                                }
+                                return null;
+                            });
+            assertThat(OwnerMarker.read(fs, fs.getFileStatus(marker)))
+                    .hasToString(OWNER.toString());
+            namesIt.get();
+        } finally {
+            owner.shutdownNow();
+        }
+    }
+
+    /** A marker whose owner died before writing its name still counts, its name unknown. */
+    @Test
+    void aMarkerLeftEmptyCountsWithItsNameUnknown() throws Exception {
+        Path marker = emptyMarker();
+        assertThat(OwnerMarker.read(fs, fs.getFileStatus(marker)))
+                .hasToString(
+                        "operator '(name being written)' (operator id"
+                                + " aa000000000000000000000000000001)");
+    }
+
+    private Path emptyMarker() throws IOException {
+        Path subtask = PersistedStream.subtaskDirectory(new Path(tmp.toURI()), 0);
+        fs.mkdirs(subtask);
+        Path marker = new Path(subtask, "owner-aa000000000000000000000000000001");
+        fs.create(marker, FileSystem.WriteMode.NO_OVERWRITE).close();
+        return marker;
     }
 
     @Test
