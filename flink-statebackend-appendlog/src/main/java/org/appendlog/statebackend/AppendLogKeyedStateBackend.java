@@ -178,6 +178,11 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         return index;
     }
 
+    /** The batches of the last completed checkpoint, which the index describes. */
+    List<BatchLocation> baseBatches() {
+        return lineage.baseBatches();
+    }
+
     /** Whether a compaction result, or a full checkpoint, waits for the next checkpoint. */
     boolean compactionWaits() {
         return !lineage.mayCompact();

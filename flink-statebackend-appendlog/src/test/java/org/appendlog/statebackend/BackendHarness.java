@@ -1,7 +1,9 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.index.LiveRecords;
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.index.SegmentStats;
+import org.appendlog.statebackend.log.BatchLocation;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
@@ -27,8 +29,10 @@ import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RunnableFuture;
 import java.util.function.IntFunction;
@@ -248,8 +252,37 @@ public final class BackendHarness implements AutoCloseable {
                     .isEqualTo(liveBytesBySegment(restored.backend.index()));
             assertThat(backend.index().liveEntries())
                     .isEqualTo(restored.backend.index().liveEntries());
+            List<BatchLocation> log = backend.baseBatches();
+            List<String> records = liveRecords(backend, log);
+            assertThat(records).hasSize((int) backend.index().liveEntries());
+            assertThat(records).isEqualTo(liveRecords(restored.backend, log));
         }
         return handle;
+    }
+
+    /**
+     * Where the index places every live entry's latest record in {@code log} (key group, batch,
+     * position, length), sorted: each position names one record, so two indexes that list the
+     * same places agree entry by entry.
+     */
+    private static List<String> liveRecords(
+            AppendLogKeyedStateBackend<?> backend, List<BatchLocation> log) {
+        LogIndex index = backend.index();
+        LiveRecords live = new LiveRecords();
+        index.collectLive(backend.getKeyGroupRange(), index.compactedBatches(log), live);
+        List<String> records = new ArrayList<>();
+        for (int i = 0; i < live.size(); i++) {
+            records.add(
+                    live.keyGroup(i)
+                            + " "
+                            + log.get(live.batch(i)).key()
+                            + " @"
+                            + live.position(i)
+                            + " "
+                            + live.length(i));
+        }
+        Collections.sort(records);
+        return records;
     }
 
     private static Map<String, Long> liveBytesBySegment(LogIndex index) {

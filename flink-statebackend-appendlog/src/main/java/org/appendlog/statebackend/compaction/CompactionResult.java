@@ -13,20 +13,12 @@ import java.util.Set;
  */
 public final class CompactionResult {
 
-    private final Set<String> compactedSegments;
     private final Set<String> replacedBatches;
     @Nullable private final BatchLocation run;
 
-    CompactionResult(
-            Set<String> compactedSegments, Set<String> replacedBatches, @Nullable BatchLocation run) {
-        this.compactedSegments = compactedSegments;
+    CompactionResult(Set<String> replacedBatches, @Nullable BatchLocation run) {
         this.replacedBatches = replacedBatches;
         this.run = run;
-    }
-
-    /** The segments whose batches, as the pass read them, the run replaces. */
-    public Set<String> compactedSegments() {
-        return compactedSegments;
     }
 
     /** Keys ({@link BatchLocation#key()}) of the batches that the run replaces. */

@@ -1,11 +1,13 @@
 package org.appendlog.statebackend.compaction;
 
 import org.appendlog.statebackend.CompactionSettings;
+import org.appendlog.statebackend.index.CompactedBatches;
+import org.appendlog.statebackend.index.LiveRecords;
 import org.appendlog.statebackend.index.LogIndex;
-import org.appendlog.statebackend.index.SegmentSet;
 import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.CorruptLogException;
 import org.appendlog.statebackend.log.KeyGroupRecords;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
@@ -32,7 +34,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -41,10 +42,13 @@ import java.util.function.Predicate;
  * next checkpoint refers to the run instead of the replaced batches. Flink's shared state registry
  * then deletes the old segments once no retained checkpoint needs them.
  *
- * <p>Liveness comes from the index, so nothing is scanned to find it: a value record is copied if
- * it is its entry's latest record and the index places that record in a compacted segment. A
- * tombstone is copied while a batch the checkpoint keeps may hold an older record of its entry.
- * Records keep their checkpoint ids, so restore's "latest wins" holds with runs in any order.
+ * <p>Liveness comes from the index, so nothing is scanned to find it: the index lists where each
+ * live entry's latest record is (segment, batch, position), and a pass copies the records it lists
+ * in the compacted segments, reading only the batches that hold one; the cost follows the live
+ * records, not the dead. A tombstone is copied while its entry is not live and a batch the
+ * checkpoint keeps may hold an older record of it; tombstones are looked for only in segments in
+ * which the index saw one. Records keep their checkpoint ids, so restore's "latest wins" holds with
+ * runs in any order.
  */
 public final class Compactor implements Closeable {
 
@@ -93,7 +97,7 @@ public final class Compactor implements Closeable {
                             return t;
                         });
         metrics.gauge("compactionsRun", passes::get);
-        metrics.gauge("compactionBytesRead", bytesRead::get);
+        metrics.gauge("compactionBytesRead", this::bytesRead);
         metrics.gauge("compactionBytesWritten", bytesWritten::get);
         metrics.gauge("lastCompactionDurationMs", () -> lastDurationMillis);
     }
@@ -136,6 +140,11 @@ public final class Compactor implements Closeable {
         return passes.get();
     }
 
+    /** Log bytes that passes read: those of batches that hold a live record, or may a tombstone. */
+    public long bytesRead() {
+        return bytesRead.get();
+    }
+
     private void pass(CompactionInput input) throws Exception {
         long start = System.nanoTime();
         index.awaitUpdates();
@@ -154,7 +163,6 @@ public final class Compactor implements Closeable {
         }
         Set<String> compactedNames = new HashSet<>();
         chosen.forEach(s -> compactedNames.add(s.segment()));
-        SegmentSet compacted = index.segmentSet(compactedNames);
         Map<String, BatchLocation> replaced = new LinkedHashMap<>();
         List<BatchLocation> kept = new ArrayList<>();
         for (BatchLocation batch : input.batches) {
@@ -170,7 +178,11 @@ public final class Compactor implements Closeable {
                 toRead.add(batch);
             }
         }
-        List<Batch> batches = LogScanner.openBatches(toRead, log::handle);
+        CompactedBatches pass = index.compactedBatches(toRead);
+        List<Source> sources = new ArrayList<>();
+        for (Batch batch : LogScanner.openBatches(toRead, log::handle)) {
+            sources.add(new Source(batch, sources.size(), input.stateIds));
+        }
         IoThrottle throttle = new IoThrottle(settings.ioRateLimit());
         long runCheckpoint =
                 replaced.values().stream().mapToLong(BatchLocation::checkpointId).max().orElse(0);
@@ -182,17 +194,21 @@ public final class Compactor implements Closeable {
                         slice ->
                                 compactSlice(
                                         slice,
-                                        batches,
+                                        pass,
+                                        sources,
                                         kept,
-                                        compacted,
                                         input,
                                         throttle,
                                         runCheckpoint));
 
         BatchBuilder run = new BatchBuilder(runCheckpoint, owned, input.stateNames);
+        List<LiveRecords> copied = new ArrayList<>();
+        boolean tombstones = false;
         long read = 0;
         for (Slice slice : slices) {
             run.takeAll(slice.records);
+            copied.add(slice.live);
+            tombstones |= slice.tombstones;
             read += slice.bytesRead;
         }
         BatchLocation location = null;
@@ -200,9 +216,9 @@ public final class Compactor implements Closeable {
             location = log.writeRun(run);
             throttle.acquire(location.length());
             // Before the offer, so that the offer sees every checkpoint that completed meanwhile.
-            index.moved(run, compacted, location.segment());
+            index.moved(copied, pass, location, tombstones);
         }
-        CompactionResult result = new CompactionResult(compactedNames, replaced.keySet(), location);
+        CompactionResult result = new CompactionResult(replaced.keySet(), location);
         boolean taken = taker.test(result);
         passes.incrementAndGet();
         bytesRead.addAndGet(read);
@@ -218,9 +234,12 @@ public final class Compactor implements Closeable {
                 taken ? "" : "; the log moved on meanwhile, result dropped");
     }
 
-    /** The live records of one key-group slice. */
+    /** What one key-group slice contributes to the run. */
     private static final class Slice {
         final BatchBuilder records;
+        /** The live records the index listed, each copied into {@link #records}. */
+        final LiveRecords live = new LiveRecords();
+        boolean tombstones;
         long bytesRead;
 
         Slice(BatchBuilder records) {
@@ -228,17 +247,21 @@ public final class Compactor implements Closeable {
         }
     }
 
-    /** The records of one key group in one batch, as read: they are walked where they lie. */
-    private static final class Piece {
+    /** A batch the pass replaces, under its number in the pass ({@link CompactedBatches}). */
+    private static final class Source {
         final Batch batch;
+        final int number;
         /** Per state id of the batch, the state's id in this backend; -1 if it has none. */
         final int[] stateIds;
-        final KeyGroupRecords records;
 
-        Piece(Batch batch, int[] stateIds, KeyGroupRecords records) {
+        Source(Batch batch, int number, Map<String, Integer> ids) {
             this.batch = batch;
-            this.stateIds = stateIds;
-            this.records = records;
+            this.number = number;
+            List<String> names = batch.index.stateNames;
+            this.stateIds = new int[names.size()];
+            for (int i = 0; i < stateIds.length; i++) {
+                stateIds[i] = ids.getOrDefault(names.get(i), -1);
+            }
         }
 
         /** The backend's id of the state of the record under {@code cursor}. */
@@ -252,151 +275,141 @@ public final class Compactor implements Closeable {
         }
     }
 
-    private static int[] stateIds(Batch batch, Map<String, Integer> ids) {
-        List<String> names = batch.index.stateNames;
-        int[] result = new int[names.size()];
-        for (int i = 0; i < result.length; i++) {
-            result[i] = ids.getOrDefault(names.get(i), -1);
-        }
-        return result;
-    }
-
+    /**
+     * Copies into the run the live records that the index lists in the slice's key groups, and
+     * the tombstones that must stay. Only batches that hold a listed record, or may hold a
+     * tombstone, are read: in a log of mostly dead segments, most are not.
+     */
     private Slice compactSlice(
             KeyGroupRange slice,
-            List<Batch> batches,
+            CompactedBatches pass,
+            List<Source> sources,
             List<BatchLocation> kept,
-            SegmentSet compacted,
             CompactionInput input,
             IoThrottle throttle,
             long runCheckpoint)
             throws Exception {
-        int firstKg = slice.getStartKeyGroup();
-        List<List<Piece>> perKeyGroup = new ArrayList<>();
-        for (int kg = firstKg; kg <= slice.getEndKeyGroup(); kg++) {
-            perKeyGroup.add(new ArrayList<>());
+        Slice result = new Slice(new BatchBuilder(runCheckpoint, owned, input.stateNames));
+        LiveRecords live = result.live;
+        index.collectLive(slice, pass, live);
+        boolean[] needed = new boolean[sources.size()];
+        for (int i = 0; i < live.size(); i++) {
+            needed[live.batch(i)] = true;
         }
-        Map<Batch, int[]> stateIds = new IdentityHashMap<>();
-        Function<Batch, int[]> mapStates = batch -> stateIds(batch, input.stateIds);
-        long read =
+        List<Batch> toRead = new ArrayList<>();
+        Map<Batch, Source> sourceOf = new IdentityHashMap<>();
+        for (Source source : sources) {
+            if (needed[source.number] || pass.mayHoldTombstones(source.number)) {
+                toRead.add(source.batch);
+                sourceOf.put(source.batch, source);
+            }
+        }
+        int firstKg = slice.getStartKeyGroup();
+        KeyGroupRecords[][] records =
+                new KeyGroupRecords[slice.getNumberOfKeyGroups()][sources.size()];
+        result.bytesRead =
                 LogScanner.read(
-                        batches,
+                        toRead,
                         slice,
                         throttle::acquire,
-                        (batch, kg, records) ->
-                                perKeyGroup
-                                        .get(kg - firstKg)
-                                        .add(
-                                                new Piece(
-                                                        batch,
-                                                        stateIds.computeIfAbsent(batch, mapStates),
-                                                        records)));
-        Slice result = new Slice(new BatchBuilder(runCheckpoint, owned, input.stateNames));
-        result.bytesRead = read;
+                        (batch, kg, read) ->
+                                records[kg - firstKg][sourceOf.get(batch).number] = read);
         RecordCursor cursor = new RecordCursor();
         LatestRecords tombstones = new LatestRecords();
-        LatestRecords latest = new LatestRecords();
+        int next = 0;
         for (int kg = firstKg; kg <= slice.getEndKeyGroup(); kg++) {
-            List<Piece> pieces = perKeyGroup.get(kg - firstKg);
-            if (pieces.isEmpty()) {
-                continue;
+            KeyGroupRecords[] byBatch = records[kg - firstKg];
+            for (; next < live.size() && live.keyGroup(next) == kg; next++) {
+                Source source = sources.get(live.batch(next));
+                listedRecord(cursor, byBatch[source.number], source, kg, live, next);
+                live.copiedTo(next, result.records.nextPosition(kg));
+                copy(result.records, kg, source.state(cursor), cursor);
             }
-            // Per entry, the candidate is its latest record here (highest checkpoint id, of equal
-            // ones the later read); a value candidate is copied if the index places the entry's
-            // latest record in a compacted segment, a tombstone if an older record may remain.
-            // Most records are dead, so a value record whose entry the index places elsewhere is
-            // skipped before deduplication: as the candidate it would be dropped. It still
-            // competes only if its entry has a tombstone here, which it may outrank and so keep
-            // from being copied; hence tombstones are gathered first. The index moves entries out
-            // of the compacted segments, never in, so every record of an entry that is copied
-            // gets offered: the same candidates, in the same (first read) order, as when every
-            // record was deduplicated. A value candidate without a tombstone here was offered
-            // because the index placed it here, so it is not asked again: should a checkpoint
-            // overwrite the entry meanwhile, the copy is merely dead, and the index, which moves
-            // only entries still in the compacted segments, counts it so.
+            // Of each entry's tombstones here, the latest is copied unless the entry is live (its
+            // latest record, wherever it is, outranks every tombstone of it) or no batch the
+            // checkpoint keeps may hold an older record of it. A value here that outranks the
+            // copy was itself outranked by a tombstone elsewhere, so the copy hides nothing.
             tombstones.clear();
-            int records = 0;
-            for (Piece piece : pieces) {
-                cursor.reset(piece.records);
+            for (Source source : sources) {
+                KeyGroupRecords in = byBatch[source.number];
+                if (in == null || !pass.mayHoldTombstones(source.number)) {
+                    continue;
+                }
+                cursor.reset(in);
                 while (cursor.next()) {
-                    records++;
                     if (cursor.isTombstone()) {
                         tombstones.offer(
-                                piece.state(cursor),
+                                source.state(cursor),
                                 cursor.bytes(),
                                 cursor.keyOffset(),
                                 cursor.keyLength(),
                                 cursor.checkpointId(),
-                                cursor.offset());
+                                ((long) source.number << 32) | cursor.offset());
                     }
                 }
             }
-            latest.clear();
-            index.warm(kg, records);
-            for (int p = 0; p < pieces.size(); p++) {
-                Piece piece = pieces.get(p);
-                cursor.reset(piece.records);
-                while (cursor.next()) {
-                    int state = piece.state(cursor);
-                    byte[] bytes = cursor.bytes();
-                    int keyOffset = cursor.keyOffset();
-                    int keyLength = cursor.keyLength();
-                    if (cursor.isTombstone()
-                            || latestIn(compacted, kg, state, bytes, keyOffset, keyLength)
-                            || hasTombstone(tombstones, state, cursor)) {
-                        latest.offer(
-                                state,
-                                bytes,
-                                keyOffset,
-                                keyLength,
-                                cursor.checkpointId(),
-                                ((long) p << 32) | cursor.offset());
-                    }
-                }
-            }
-            for (int entry = 0; entry < latest.size(); entry++) {
-                long position = latest.position(entry);
-                cursor.reset(pieces.get((int) (position >>> 32)).records, (int) position).next();
-                int state = latest.state(entry);
-                boolean tombstone = cursor.isTombstone();
-                boolean copy =
-                        tombstone
-                                ? olderRecordMayRemain(kept, kg, cursor.checkpointId())
-                                : !hasTombstone(tombstones, state, cursor)
-                                        || latestIn(
-                                                compacted,
-                                                kg,
-                                                state,
-                                                cursor.bytes(),
-                                                cursor.keyOffset(),
-                                                cursor.keyLength());
-                if (copy) {
-                    result.records.add(
-                            kg,
-                            cursor.checkpointId(),
-                            state,
-                            cursor.bytes(),
-                            cursor.keyOffset(),
-                            cursor.keyLength(),
-                            tombstone ? null : cursor.bytes(),
-                            cursor.valueOffset(),
-                            tombstone ? 0 : cursor.valueLength());
+            for (int entry = 0; entry < tombstones.size(); entry++) {
+                long position = tombstones.position(entry);
+                cursor.reset(byBatch[(int) (position >>> 32)], (int) position).next();
+                int state = tombstones.state(entry);
+                if (!index.isLive(
+                                kg, state, cursor.bytes(), cursor.keyOffset(), cursor.keyLength())
+                        && olderRecordMayRemain(kept, kg, cursor.checkpointId())) {
+                    copy(result.records, kg, state, cursor);
+                    result.tombstones = true;
                 }
             }
         }
         return result;
     }
 
-    /** Whether the entry of the record under {@code cursor} has a tombstone here. */
-    private static boolean hasTombstone(LatestRecords tombstones, int state, RecordCursor cursor) {
-        return !tombstones.isEmpty()
-                && tombstones.contains(
-                        state, cursor.bytes(), cursor.keyOffset(), cursor.keyLength());
+    /**
+     * Positions {@code cursor} on the listed record {@code i} of {@code live} in {@code records},
+     * checking that a value record of the listed length starts there.
+     */
+    private static void listedRecord(
+            RecordCursor cursor,
+            KeyGroupRecords records,
+            Source source,
+            int kg,
+            LiveRecords live,
+            int i)
+            throws IOException {
+        if (records == null) {
+            throw new IOException(
+                    "The index places a live record of key group "
+                            + kg
+                            + " in "
+                            + source.batch.location()
+                            + ", which holds no record of that key group");
+        }
+        cursor.reset(records, records.offset + live.position(i));
+        if (!cursor.next() || cursor.isTombstone() || cursor.encodedLength() != live.length(i)) {
+            throw new CorruptLogException(
+                    records.file(),
+                    records.positionOf(records.offset + live.position(i)),
+                    "the index places a live record of "
+                            + live.length(i)
+                            + " bytes of key group "
+                            + kg
+                            + " here, but none starts there");
+        }
     }
 
-    /** Whether the index places the entry's latest record in a compacted segment. */
-    private boolean latestIn(
-            SegmentSet compacted, int kg, int state, byte[] key, int offset, int length) {
-        return index.latestIn(compacted, kg, state, key, offset, length);
+    /** Adds the record under {@code cursor}, of state {@code state}, to {@code run}. */
+    private static void copy(BatchBuilder run, int kg, int state, RecordCursor cursor)
+            throws IOException {
+        boolean tombstone = cursor.isTombstone();
+        run.add(
+                kg,
+                cursor.checkpointId(),
+                state,
+                cursor.bytes(),
+                cursor.keyOffset(),
+                cursor.keyLength(),
+                tombstone ? null : cursor.bytes(),
+                cursor.valueOffset(),
+                tombstone ? 0 : cursor.valueLength());
     }
 
     /** Whether a batch that stays may hold a record of key group {@code kg} older than {@code id}. */

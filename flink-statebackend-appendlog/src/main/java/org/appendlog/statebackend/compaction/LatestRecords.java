@@ -8,7 +8,8 @@ import java.util.Arrays;
 /**
  * Per entry (state and serialized key and namespace), where its latest record is among the
  * records offered: the one with the highest checkpoint id, of equal ones the last offered.
- * Compaction deduplicates a key group's records with it while walking them where they were read.
+ * Compaction deduplicates a key group's tombstones with it while walking them where they were
+ * read.
  * Like the index's key group table it is an open-addressing table ({@link HashSlots}) over
  * arrays, so that offering a record allocates nothing; it copies no keys either, it points into
  * the bytes they were read from. Entries are numbered in the order they were first offered.
@@ -56,16 +57,6 @@ final class LatestRecords {
         if (++size > slots.length / 2) {
             slots = HashSlots.doubled(slots);
         }
-    }
-
-    boolean contains(int state, byte[] key, int offset, int length) {
-        return size > 0
-                && find(KeyBytes.hash(state, key, offset, length), state, key, offset, length)
-                        >= 0;
-    }
-
-    boolean isEmpty() {
-        return size == 0;
     }
 
     /** The number of entries; they are numbered from 0. */

@@ -1,5 +1,7 @@
 package org.appendlog.statebackend.index;
 
+import org.appendlog.statebackend.log.BatchLocation;
+
 import java.util.Arrays;
 
 /**
@@ -16,19 +18,26 @@ public final class IndexRebuild implements AutoCloseable {
     private long[] liveBytes = new long[16];
     private int[] tombstones = new int[16];
     private int tombstoneCount;
+    private final RecordAt at = new RecordAt();
 
     IndexRebuild(LogIndex index) {
         this.index = index;
     }
 
-    /** The number under which {@link #firstOf} takes {@code segment}. */
-    public int segmentId(String segment) {
-        return index.segmentId(segment);
+    /** The segment number under which {@link #firstOf} takes the records of {@code batch}. */
+    public int segmentId(BatchLocation batch) {
+        return index.segmentId(batch.segment());
+    }
+
+    /** The batch number under which {@link #firstOf} takes the records of {@code batch}. */
+    public int batchNumber(BatchLocation batch) {
+        return index.segmentStats(segmentId(batch)).batchNumber(batch.offset());
     }
 
     /**
-     * Whether this record, {@code length} bytes in segment {@code segmentId}, is the first one
-     * read of its entry (and so its latest); it is then indexed, or for a tombstone marked.
+     * Whether this record, {@code length} bytes at {@code position} among its key group's bytes
+     * in the batch that {@code segmentId} and {@code batchNumber} name, is the first one read of
+     * its entry (and so its latest); it is then indexed, or for a tombstone marked.
      */
     public boolean firstOf(
             int keyGroup,
@@ -37,14 +46,23 @@ public final class IndexRebuild implements AutoCloseable {
             int offset,
             int keyLength,
             int segmentId,
+            int batchNumber,
+            int position,
             int length,
             boolean tombstone) {
         KeyGroupIndex table = index.of(keyGroup);
-        int entry = table.putIfAbsent(state, key, offset, keyLength, segmentId, length);
+        int entry =
+                table.putIfAbsent(
+                        state,
+                        key,
+                        offset,
+                        keyLength,
+                        at.set(segmentId, batchNumber, position, length));
         if (entry < 0) {
             return false;
         }
         if (tombstone) {
+            index.segmentStats(segmentId).tombstoneIndexed();
             if (tombstoneCount == tombstones.length) {
                 tombstones = Arrays.copyOf(tombstones, tombstoneCount * 2);
             }

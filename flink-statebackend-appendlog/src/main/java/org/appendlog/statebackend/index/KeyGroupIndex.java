@@ -10,14 +10,14 @@ import javax.annotation.Nullable;
 import java.util.Arrays;
 
 /**
- * For the live entries of one key group: the segment and length of each entry's latest record,
- * keyed by the entry's state and serialized key and namespace (Bitcask's keydir, in arrays rather
- * than objects, so that two million entries cost the garbage collector a few arrays, not millions
- * of objects). An open-addressing table with linear probing ({@link HashSlots}) holds per slot the
- * key's hash and the entry's number; per entry number, arrays hold where its key bytes are in an
- * arena, the segment number and the record length. Key groups are indexed separately so that restore threads, which
- * own disjoint key groups, never contend; the lock per key group orders checkpoint writers and the
- * compactor.
+ * For the live entries of one key group: where each entry's latest record is (segment, batch,
+ * position among the key group's record bytes) and its length, keyed by the entry's state and
+ * serialized key and namespace (Bitcask's keydir, in arrays rather than objects, so that two
+ * million entries cost the garbage collector a few arrays, not millions of objects). An
+ * open-addressing table with linear probing ({@link HashSlots}) holds per slot the key's hash and
+ * the entry's number; per entry number, arrays hold where its key bytes are in an arena and where
+ * its record is. Key groups are indexed separately so that restore threads, which own disjoint key
+ * groups, never contend; the lock per key group orders checkpoint writers and the compactor.
  */
 final class KeyGroupIndex {
 
@@ -35,6 +35,10 @@ final class KeyGroupIndex {
     /** Key bytes of the entry (with its state id in front), or {@link #FREE}. */
     private int[] keyLength = new int[8];
     private int[] segmentOf = new int[8];
+    /** The record's batch, by its number in the segment ({@link SegmentStats#batchNumber}). */
+    private int[] batchOf = new int[8];
+    /** Where the record starts among the key group's record bytes of its batch. */
+    private int[] positionOf = new int[8];
     private int[] recordLength = new int[8];
 
     private byte[] arena = new byte[256];
@@ -45,31 +49,24 @@ final class KeyGroupIndex {
         this.segments = segments;
     }
 
-    /** The entry's latest record is {@code record} bytes in {@code segment}; tombstone: gone. */
-    void written(
-            int state,
-            byte[] key,
-            int offset,
-            int length,
-            int segment,
-            int record,
-            boolean tombstone) {
+    /** The entry's latest record is {@code record} bytes at {@code at}; tombstone: gone. */
+    void written(int state, byte[] key, int offset, int length, RecordAt at, boolean tombstone) {
         if (tombstone) {
             remove(state, key, offset, length);
         } else {
-            put(state, key, offset, length, segment, record);
+            put(state, key, offset, length, at);
         }
     }
 
-    synchronized void put(int state, byte[] key, int offset, int length, int segment, int record) {
+    private synchronized void put(int state, byte[] key, int offset, int length, RecordAt at) {
         int hash = KeyBytes.hash(state, key, offset, length);
         int slot = find(hash, state, key, offset, length);
         if (slot >= 0) {
-            relocate(entryOf(slots[slot]), segment, record);
+            relocate(entryOf(slots[slot]), at.segment, at.batch, at.position, at.length);
             return;
         }
-        insert(hash, state, key, offset, length, segment, record);
-        segments.byId(segment).live(record);
+        insert(hash, state, key, offset, length, at);
+        segments.byId(at.segment).live(at.length);
     }
 
     /**
@@ -77,13 +74,12 @@ final class KeyGroupIndex {
      * before. Returns the new entry's number, or -1 if the entry is indexed already. Counts no
      * bytes; {@link IndexRebuild} counts them per thread.
      */
-    synchronized int putIfAbsent(
-            int state, byte[] key, int offset, int length, int segment, int record) {
+    synchronized int putIfAbsent(int state, byte[] key, int offset, int length, RecordAt at) {
         int hash = KeyBytes.hash(state, key, offset, length);
         if (find(hash, state, key, offset, length) >= 0) {
             return -1;
         }
-        return insert(hash, state, key, offset, length, segment, record);
+        return insert(hash, state, key, offset, length, at);
     }
 
     /** Removes entry {@code entry}, which {@link #putIfAbsent} added, without counting bytes. */
@@ -95,11 +91,13 @@ final class KeyGroupIndex {
         freeEntry(slot, entry);
     }
 
-    /** The entry's latest record is now {@code record} bytes in {@code segment}. */
-    private void relocate(int entry, int segment, int record) {
+    /** The entry's latest record is now {@code record} bytes at the given place. */
+    private void relocate(int entry, int segment, int batch, int position, int record) {
         segments.byId(segmentOf[entry]).died(recordLength[entry]);
         segments.byId(segment).live(record);
         segmentOf[entry] = segment;
+        batchOf[entry] = batch;
+        positionOf[entry] = position;
         recordLength[entry] = record;
     }
 
@@ -149,54 +147,58 @@ final class KeyGroupIndex {
     }
 
     /**
-     * Moves the entry to {@code to} unless a newer record has appeared outside {@code from}; a
-     * move is noted in {@code moves}, if given.
+     * Adds to {@code live} every entry whose latest record is in one of the pass's batches,
+     * numbered as {@code pass} numbers them.
      */
-    synchronized void moveIfStillIn(
-            int state,
-            byte[] key,
-            int offset,
-            int length,
-            SegmentSet from,
-            int to,
-            int record,
-            @Nullable RunMoves moves) {
-        int slot = find(KeyBytes.hash(state, key, offset, length), state, key, offset, length);
-        if (slot < 0) {
-            return;
-        }
-        int entry = entryOf(slots[slot]);
-        if (from.contains(segmentOf[entry])) {
-            if (moves != null) {
-                moves.add(this, entry, segmentOf[entry], recordLength[entry]);
+    synchronized void collectLive(int keyGroup, CompactedBatches pass, LiveRecords live) {
+        for (int entry = 0; entry < entries; entry++) {
+            if (keyLength[entry] != FREE) {
+                int batch = pass.numberOf(segmentOf[entry], batchOf[entry]);
+                if (batch >= 0) {
+                    live.add(keyGroup, entry, batch, positionOf[entry], recordLength[entry]);
+                }
             }
-            relocate(entry, to, record);
         }
     }
 
     /**
-     * Moves entries {@code entries[start, end)} that still point at {@code run} back to the
-     * segments and record sizes they had, the last first. An entry that no longer points at the
-     * run had a newer record indexed, or was removed, or the table was cleared.
+     * Moves entry {@code entry} to its record's copy at {@code to} if its latest record is still
+     * the one at ({@code segment}, {@code batch}, {@code position}): a record names its entry, so
+     * a number freed and taken by another entry meanwhile is not moved. Returns whether it moved.
      */
-    synchronized void moveBack(
-            int[] entries, int[] segments, int[] records, int start, int end, int run) {
-        for (int i = end - 1; i >= start; i--) {
-            int entry = entries[i];
-            if (entry < this.entries && keyLength[entry] != FREE && segmentOf[entry] == run) {
-                relocate(entry, segments[i], records[i]);
-            }
+    synchronized boolean moveIfStillAt(
+            int entry, int segment, int batch, int position, RecordAt to) {
+        if (entry < entries
+                && keyLength[entry] != FREE
+                && segmentOf[entry] == segment
+                && batchOf[entry] == batch
+                && positionOf[entry] == position) {
+            relocate(entry, to.segment, to.batch, to.position, to.length);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Moves entry {@code entry} back to the record at {@code from} if it still points at run
+     * {@code run}; else it had a newer record indexed, or was removed, or the table was cleared.
+     */
+    synchronized void moveBack(int entry, int run, RecordAt from) {
+        if (entry < entries && keyLength[entry] != FREE && segmentOf[entry] == run) {
+            relocate(entry, from.segment, from.batch, from.position, from.length);
         }
     }
 
     /** About to be probed {@code probes} times: reads the table into the cache if that pays. */
     synchronized void warmFor(int probes) {
-        long tableBytes = (long) slots.length * Long.BYTES + (long) entries * 16 + arenaUsed;
+        long tableBytes = (long) slots.length * Long.BYTES + (long) entries * 24 + arenaUsed;
         if (CacheWarmup.pays(probes, tableBytes)) {
             CacheWarmup.read(slots, slots.length);
             CacheWarmup.read(keyAt, entries);
             CacheWarmup.read(keyLength, entries);
             CacheWarmup.read(segmentOf, entries);
+            CacheWarmup.read(batchOf, entries);
+            CacheWarmup.read(positionOf, entries);
             CacheWarmup.read(recordLength, entries);
             CacheWarmup.read(arena, arenaUsed);
         }
@@ -204,6 +206,21 @@ final class KeyGroupIndex {
 
     synchronized int size() {
         return size;
+    }
+
+    /** Where the entry's latest record is, as "segment#batch@position", or null: for tests. */
+    @Nullable
+    synchronized String latestRecord(int state, byte[] key, int offset, int length) {
+        int slot = find(KeyBytes.hash(state, key, offset, length), state, key, offset, length);
+        if (slot < 0) {
+            return null;
+        }
+        int entry = entryOf(slots[slot]);
+        return segments.byId(segmentOf[entry]).segment()
+                + "#"
+                + batchOf[entry]
+                + "@"
+                + positionOf[entry];
     }
 
     // ------------------------------------------------------------------------
@@ -253,11 +270,12 @@ final class KeyGroupIndex {
         slots[hole] = 0;
     }
 
-    private int insert(
-            int hash, int state, byte[] key, int offset, int length, int segment, int record) {
+    private int insert(int hash, int state, byte[] key, int offset, int length, RecordAt at) {
         int entry = newEntry(state, key, offset, length);
-        segmentOf[entry] = segment;
-        recordLength[entry] = record;
+        segmentOf[entry] = at.segment;
+        batchOf[entry] = at.batch;
+        positionOf[entry] = at.position;
+        recordLength[entry] = at.length;
         HashSlots.insert(slots, HashSlots.occupant(hash, entry + 1));
         if (++size > slots.length / 2) {
             slots = HashSlots.doubled(slots);
@@ -276,6 +294,8 @@ final class KeyGroupIndex {
                 keyAt = Arrays.copyOf(keyAt, capacity);
                 keyLength = Arrays.copyOf(keyLength, capacity);
                 segmentOf = Arrays.copyOf(segmentOf, capacity);
+                batchOf = Arrays.copyOf(batchOf, capacity);
+                positionOf = Arrays.copyOf(positionOf, capacity);
                 recordLength = Arrays.copyOf(recordLength, capacity);
             }
         }

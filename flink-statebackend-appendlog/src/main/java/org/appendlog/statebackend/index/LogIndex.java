@@ -11,9 +11,9 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,9 +21,10 @@ import java.util.concurrent.Executor;
 
 /**
  * The "indexed" part of the log (cf. Bitcask's keydir): where the latest record of every live
- * entry lives, and from that, per segment, how many of its bytes are still live. Compaction picks
- * segments by these numbers without scanning them. Entries are identified by their state and
- * serialized key and namespace, exactly as the records carry them.
+ * entry lives (segment, batch, position in its key group), and from that, per segment, how many
+ * of its bytes are still live. Compaction picks segments by these numbers without scanning them,
+ * and copies the live records the index lists without asking about the dead ones. Entries are
+ * identified by their state and serialized key and namespace, exactly as the records carry them.
  */
 public final class LogIndex {
 
@@ -102,8 +103,8 @@ public final class LogIndex {
     }
 
     /**
-     * Records that the latest record of an entry, {@code length} bytes, is now in {@code
-     * segment}; a tombstone removes the entry. The record-by-record form of {@link
+     * Records that the latest record of an entry, {@code length} bytes, is now at {@code position}
+     * in batch {@code batch}; a tombstone removes the entry. The record-by-record form of {@link
      * #batchWritten}, against which tests check the batched and the restored index.
      */
     void recordWritten(
@@ -112,20 +113,40 @@ public final class LogIndex {
             byte[] key,
             int offset,
             int keyLength,
-            String segment,
+            BatchLocation batch,
+            int position,
             int length,
             boolean tombstone) {
-        of(keyGroup).written(state, key, offset, keyLength, segmentId(segment), length, tombstone);
+        int segment = segmentId(batch.segment());
+        SegmentStats stats = segments.byId(segment);
+        if (tombstone) {
+            stats.tombstoneIndexed();
+        }
+        RecordAt at =
+                new RecordAt().set(segment, stats.batchNumber(batch.offset()), position, length);
+        of(keyGroup).written(state, key, offset, keyLength, at, tombstone);
     }
 
-    /** Indexes every record of {@code batch}, which now lives in {@code segment}. */
-    public void batchWritten(BatchBuilder batch, String segment) throws IOException {
-        int id = segmentId(segment);
+    /** Indexes every record of {@code batch}, which now lives at {@code location}. */
+    void batchWritten(BatchBuilder batch, BatchLocation location) throws IOException {
+        int segment = segmentId(location.segment());
+        SegmentStats stats = segments.byId(segment);
+        int number = stats.batchNumber(location.offset());
+        RecordAt at = new RecordAt();
         forEachRecord(
                 batch,
-                (index, state, bytes, keyOffset, keyLength, length, tombstone) ->
-                        index.written(
-                                state, bytes, keyOffset, keyLength, id, length, tombstone));
+                (index, position, state, bytes, keyOffset, keyLength, length, tombstone) -> {
+                    if (tombstone) {
+                        stats.tombstoneIndexed();
+                    }
+                    index.written(
+                            state,
+                            bytes,
+                            keyOffset,
+                            keyLength,
+                            at.set(segment, number, position, length),
+                            tombstone);
+                });
     }
 
     /** Receives one record of a batch together with the table of its key group. */
@@ -133,6 +154,7 @@ public final class LogIndex {
     private interface IndexedRecordVisitor {
         void accept(
                 KeyGroupIndex index,
+                int position,
                 int state,
                 byte[] bytes,
                 int keyOffset,
@@ -149,9 +171,16 @@ public final class LogIndex {
             index.warmFor(batch.recordCount(keyGroup));
             batch.forEachRecord(
                     keyGroup,
-                    (kg, state, bytes, keyOffset, keyLength, length, tombstone) ->
+                    (kg, position, state, bytes, keyOffset, keyLength, length, tombstone) ->
                             visitor.accept(
-                                    index, state, bytes, keyOffset, keyLength, length, tombstone));
+                                    index,
+                                    position,
+                                    state,
+                                    bytes,
+                                    keyOffset,
+                                    keyLength,
+                                    length,
+                                    tombstone));
         }
     }
 
@@ -174,7 +203,7 @@ public final class LogIndex {
                             index.clear();
                         }
                     }
-                    batchWritten(batch, location.segment());
+                    batchWritten(batch, location);
                 },
                 "Could not index batch " + location);
     }
@@ -242,17 +271,26 @@ public final class LogIndex {
         }
     }
 
-    /** The given segments, for a compaction pass to test records against. */
-    public SegmentSet segmentSet(Set<String> names) {
-        BitSet ids = new BitSet();
-        names.forEach(name -> ids.set(segments.idOf(name)));
-        return new SegmentSet(ids);
+    /** The batches a compaction pass replaces, numbered in the order given. */
+    public CompactedBatches compactedBatches(List<BatchLocation> batches) {
+        return new CompactedBatches(this, batches);
     }
 
-    /** Whether the index places the entry's latest record in one of {@code segments}. */
-    public boolean latestIn(
-            SegmentSet in, int keyGroup, int state, byte[] key, int offset, int keyLength) {
-        return in.contains(of(keyGroup).latestSegment(state, key, offset, keyLength));
+    /**
+     * Adds to {@code live} where the latest records of the live entries of {@code keyGroups} are
+     * among the pass's batches, key group by key group. A checkpoint that completes meanwhile may
+     * index newer records: the copies of the records it outdates are merely dead, and {@link
+     * #moved} leaves their entries where they are.
+     */
+    public void collectLive(KeyGroupRange keyGroups, CompactedBatches pass, LiveRecords live) {
+        for (int kg = keyGroups.getStartKeyGroup(); kg <= keyGroups.getEndKeyGroup(); kg++) {
+            of(kg).collectLive(kg, pass, live);
+        }
+    }
+
+    /** Whether the entry is live, that is, its latest record is not a tombstone. */
+    public boolean isLive(int keyGroup, int state, byte[] key, int offset, int keyLength) {
+        return of(keyGroup).latestSegment(state, key, offset, keyLength) >= 0;
     }
 
     /** The segment of the entry's latest record, or null if the entry is not live. */
@@ -261,40 +299,41 @@ public final class LogIndex {
         return id < 0 ? null : segments.byId(id).segment();
     }
 
-    /** The entries of {@code keyGroup} are about to be looked up {@code probes} times. */
-    public void warm(int keyGroup, int probes) {
-        of(keyGroup).warmFor(probes);
+    /** Where the entry's latest record is, as "segment#batch@position", or null: for tests. */
+    String latestRecord(int keyGroup, int state, byte[] key, int offset, int keyLength) {
+        return of(keyGroup).latestRecord(state, key, offset, keyLength);
     }
 
     /**
-     * Compaction copied the value records of {@code run} into segment {@code runSegment}; the
-     * index follows for each entry unless a checkpoint wrote a newer record meanwhile. The moves
-     * are kept until a completed checkpoint holds the run ({@link #runTaken}), or the run is
-     * refused or dropped ({@link #runDropped}). Should this fail halfway, compaction stops ({@link
-     * #awaitUpdates}): the entries left behind would point at batches the run replaced, and a
-     * pass over the run would take their records for dead.
+     * Compaction copied every record in {@code copied} from the batches of {@code pass} into the
+     * run at {@code run} ({@code tombstones}: tombstones too): the index follows for each entry
+     * whose latest record is still the one copied. The moves are kept until a completed checkpoint
+     * holds the run ({@link #runTaken}), or the run is refused or dropped ({@link #runDropped}).
+     * Should this fail halfway, compaction stops ({@link #awaitUpdates}): the entries left behind
+     * would point at batches the run replaced, and a pass over the run would take their records
+     * for dead.
      */
-    public void moved(BatchBuilder run, SegmentSet compacted, String runSegment)
-            throws IOException {
-        int id = segmentId(runSegment);
-        RunMoves moves = new RunMoves(id);
+    public void moved(
+            List<LiveRecords> copied,
+            CompactedBatches pass,
+            BatchLocation run,
+            boolean tombstones) {
+        int id = segmentId(run.segment());
+        SegmentStats stats = segments.byId(id);
+        if (tombstones) {
+            stats.tombstoneIndexed();
+        }
+        RecordAt to = new RecordAt();
+        to.segment = id;
+        to.batch = stats.batchNumber(run.offset());
+        RunMoves moves = new RunMoves(id, pass, copied);
         try {
-            forEachRecord(
-                    run,
-                    (index, state, bytes, keyOffset, keyLength, length, tombstone) -> {
-                        if (!tombstone) {
-                            index.moveIfStillIn(
-                                    state,
-                                    bytes,
-                                    keyOffset,
-                                    keyLength,
-                                    compacted,
-                                    id,
-                                    length,
-                                    moves);
-                        }
-                    });
-        } catch (IOException | RuntimeException | Error e) {
+            for (int list = 0; list < copied.size(); list++) {
+                for (int i = 0; i < copied.get(list).size(); i++) {
+                    moves.move(this, list, i, to);
+                }
+            }
+        } catch (RuntimeException | Error e) {
             updateFailed(e);
             throw e;
         }
@@ -324,7 +363,7 @@ public final class LogIndex {
         if (moves != null) {
             updateLater(
                     executor,
-                    moves::moveBack,
+                    () -> moves.moveBack(this),
                     "Could not move the entries of dropped compaction run " + run + " back");
         }
     }

@@ -1,61 +1,73 @@
 package org.appendlog.statebackend.index;
 
-import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 
 /**
- * The entries that compaction moved into one run, and where each one's latest record was before,
- * until a completed checkpoint holds the run: should the run be refused or dropped instead (the
- * checkpoint that took it up was aborted or subsumed), its entries go back to where their records
- * still are ({@link #moveBack}). No other pass runs meanwhile, so nothing else moved them.
+ * The entries that compaction moved into one run, until a completed checkpoint holds the run:
+ * should the run be refused or dropped instead (the checkpoint that took it up was aborted or
+ * subsumed), its entries go back to the records the pass copied, which are still where they were
+ * ({@link #moveBack}). No other pass runs meanwhile, so nothing else moved them.
  */
 final class RunMoves {
 
     final int run;
+    private final CompactedBatches pass;
+    /** The records the pass copied, and of each list which ones moved their entry. */
+    private final List<LiveRecords> copied;
+    private final BitSet[] moved;
 
-    /** Moves grouped by key group: {@code tables.get(i)} made moves from {@code starts[i]}. */
-    private final List<KeyGroupIndex> tables = new ArrayList<>();
-    private int[] starts = new int[8];
-    private int[] entries = new int[64];
-    private int[] fromSegments = new int[64];
-    private int[] fromLengths = new int[64];
-    private int size;
-
-    RunMoves(int run) {
+    RunMoves(int run, CompactedBatches pass, List<LiveRecords> copied) {
         this.run = run;
-    }
-
-    /** Entry {@code entry} of {@code table} moved into the run from a record of the given size. */
-    void add(KeyGroupIndex table, int entry, int fromSegment, int fromLength) {
-        if (tables.isEmpty() || tables.get(tables.size() - 1) != table) {
-            if (tables.size() == starts.length) {
-                starts = Arrays.copyOf(starts, starts.length * 2);
-            }
-            starts[tables.size()] = size;
-            tables.add(table);
+        this.pass = pass;
+        this.copied = copied;
+        this.moved = new BitSet[copied.size()];
+        for (int i = 0; i < moved.length; i++) {
+            moved[i] = new BitSet();
         }
-        if (size == entries.length) {
-            int capacity = size * 2;
-            entries = Arrays.copyOf(entries, capacity);
-            fromSegments = Arrays.copyOf(fromSegments, capacity);
-            fromLengths = Arrays.copyOf(fromLengths, capacity);
-        }
-        entries[size] = entry;
-        fromSegments[size] = fromSegment;
-        fromLengths[size] = fromLength;
-        size++;
     }
 
     /**
-     * Moves every entry that still points at the run back to where it was, the latest moves
-     * first: should an entry's number have been freed and taken by another entry that moved in
-     * later, the later move is the one that stands.
+     * Moves the entry of record {@code record} of list {@code list} into the run, if its latest
+     * record is still that one.
      */
-    void moveBack() {
-        for (int t = tables.size() - 1; t >= 0; t--) {
-            int end = t + 1 < tables.size() ? starts[t + 1] : size;
-            tables.get(t).moveBack(entries, fromSegments, fromLengths, starts[t], end, run);
+    void move(LogIndex index, int list, int record, RecordAt to) {
+        LiveRecords records = copied.get(list);
+        int batch = records.batch(record);
+        to.position = records.copyPosition(record);
+        to.length = records.length(record);
+        if (index.of(records.keyGroup(record))
+                .moveIfStillAt(
+                        records.entry(record),
+                        pass.segment(batch),
+                        pass.batch(batch),
+                        records.position(record),
+                        to)) {
+            moved[list].set(record);
+        }
+    }
+
+    /**
+     * Moves every entry that still points at the run back to the record it was moved from, the
+     * latest moves first: should an entry's number have been freed and taken by another entry
+     * that moved in later, the later move is the one that stands.
+     */
+    void moveBack(LogIndex index) {
+        RecordAt from = new RecordAt();
+        for (int list = copied.size() - 1; list >= 0; list--) {
+            LiveRecords records = copied.get(list);
+            BitSet moves = moved[list];
+            for (int i = moves.previousSetBit(records.size() - 1);
+                    i >= 0;
+                    i = moves.previousSetBit(i - 1)) {
+                int batch = records.batch(i);
+                from.set(
+                        pass.segment(batch),
+                        pass.batch(batch),
+                        records.position(i),
+                        records.length(i));
+                index.of(records.keyGroup(i)).moveBack(records.entry(i), run, from);
+            }
         }
     }
 }

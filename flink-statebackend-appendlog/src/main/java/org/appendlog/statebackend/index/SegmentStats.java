@@ -1,10 +1,12 @@
 package org.appendlog.statebackend.index;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Bytes of one segment: in batches that checkpoints refer to, and in records that are still the
- * latest of a live entry.
+ * latest of a live entry. Also the numbers by which index entries name the segment's batches, and
+ * whether a tombstone was indexed in it.
  */
 public final class SegmentStats {
 
@@ -12,6 +14,11 @@ public final class SegmentStats {
     private final AtomicLong totalBytes = new AtomicLong();
     private final AtomicLong liveBytes = new AtomicLong();
     private volatile long lastWrite = System.currentTimeMillis();
+    private volatile boolean tombstones;
+
+    /** File offsets of the batches numbered so far, by number. */
+    private long[] batchOffsets = new long[4];
+    private int batches;
 
     SegmentStats(String segment) {
         this.segment = segment;
@@ -49,6 +56,36 @@ public final class SegmentStats {
     public double utilization() {
         long total = totalBytes();
         return total == 0 ? 0 : Math.min(1.0, (double) liveBytes() / total);
+    }
+
+    /**
+     * The number of the segment's batch at file offset {@code offset}, numbered now if it is new.
+     * An int per index entry names the batch; a segment holds few batches, so a scan finds it.
+     */
+    synchronized int batchNumber(long offset) {
+        for (int number = batches - 1; number >= 0; number--) {
+            if (batchOffsets[number] == offset) {
+                return number;
+            }
+        }
+        if (batches == batchOffsets.length) {
+            batchOffsets = Arrays.copyOf(batchOffsets, batches * 2);
+        }
+        batchOffsets[batches] = offset;
+        return batches++;
+    }
+
+    /**
+     * Whether the index saw a tombstone that was its entry's latest record in this segment: only
+     * then may the segment hold a tombstone that compaction must copy (an older one is outranked
+     * by its entry's newer record, wherever that is).
+     */
+    boolean mayHoldTombstones() {
+        return tombstones;
+    }
+
+    void tombstoneIndexed() {
+        tombstones = true;
     }
 
     void added(long bytes) {

@@ -78,6 +78,12 @@ public final class BatchBuilder {
                 valueLength);
     }
 
+    /** Where the next record added to {@code keyGroup} will start among the group's bytes. */
+    public int nextPosition(int keyGroup) {
+        DataOutputSerializer data = perKeyGroup[keyGroup - keyGroups.getStartKeyGroup()];
+        return data == null ? 0 : data.length();
+    }
+
     /** Appends all records of {@code other} (same key groups), after the ones added so far. */
     public void appendAll(BatchBuilder other) throws IOException {
         append(other, false);

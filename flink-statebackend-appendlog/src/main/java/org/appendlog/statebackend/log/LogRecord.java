@@ -49,10 +49,14 @@ public final class LogRecord {
         return out.length() - start;
     }
 
-    /** Receives one encoded record of a key group, read in place. */
+    /**
+     * Receives one encoded record of a key group, read in place; {@code position}: where it starts
+     * among the key group's record bytes.
+     */
     public interface EncodedVisitor {
         void accept(
                 int keyGroup,
+                int position,
                 int stateId,
                 byte[] bytes,
                 int keyOffset,
@@ -72,6 +76,7 @@ public final class LogRecord {
         while (records.next()) {
             visitor.accept(
                     keyGroup,
+                    records.positionInKeyGroup(),
                     records.stateId(),
                     bytes,
                     records.keyOffset(),

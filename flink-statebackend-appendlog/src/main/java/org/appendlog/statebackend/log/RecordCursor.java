@@ -89,6 +89,15 @@ public final class RecordCursor {
         return offset;
     }
 
+    /**
+     * Where the current record starts among its key group's record bytes (as stored raw, or
+     * decompressed): the index keeps it, and {@link #reset(KeyGroupRecords, int)} finds the record
+     * again at {@code records.offset} plus it.
+     */
+    public int positionInKeyGroup() {
+        return offset - records.offset;
+    }
+
     /** The number of bytes the current record takes. */
     public int encodedLength() {
         return encodedLength;

@@ -129,7 +129,8 @@ public final class AppendLogRestoreOperation<K> {
     /**
      * Applies one slice's records, newest first: only an entry's first record reaches the heap,
      * so dead records are neither deserialized nor put. Serializers are duplicated per slice
-     * (they are not thread-safe); a batch's states and segment number are looked up once.
+     * (they are not thread-safe); a batch's states and segment and batch numbers are looked up
+     * once.
      */
     private final class SliceRestore {
         private final IndexRebuild rebuild;
@@ -141,6 +142,7 @@ public final class AppendLogRestoreOperation<K> {
         private Batch batch;
         private List<LoggedState<K>> statesOf;
         private int segment;
+        private int batchNumber;
 
         SliceRestore(IndexRebuild rebuild) {
             this.rebuild = rebuild;
@@ -150,7 +152,8 @@ public final class AppendLogRestoreOperation<K> {
             if (of != batch) {
                 batch = of;
                 statesOf = statesOfBatch.computeIfAbsent(of, b -> new ArrayList<>());
-                segment = rebuild.segmentId(of.location().segment());
+                segment = rebuild.segmentId(of.location());
+                batchNumber = rebuild.batchNumber(of.location());
             }
             LoggedState<K> state = state(record);
             if (!rebuild.firstOf(
@@ -160,6 +163,8 @@ public final class AppendLogRestoreOperation<K> {
                     record.keyOffset(),
                     record.keyLength(),
                     segment,
+                    batchNumber,
+                    record.positionInKeyGroup(),
                     record.encodedLength(),
                     record.isTombstone())) {
                 return;

@@ -424,8 +424,7 @@ public final class CheckpointLineage {
     public synchronized boolean offerCompaction(CompactionResult result) {
         if (pendingCompaction != null
                 || needsFull
-                || !keysOf(base).containsAll(result.replacedBatches())
-                || completedIntoDuringPass(result)) {
+                || !keysOf(base).containsAll(result.replacedBatches())) {
             drop(result.run(), false);
             return false;
         }
@@ -436,22 +435,6 @@ public final class CheckpointLineage {
             index.batchAdded(result.run().segment(), result.run().rawLength());
         }
         return true;
-    }
-
-    /**
-     * Whether the log holds a batch in a compacted segment that the pass did not read: appended
-     * before the segment rolled, by a checkpoint that completed during the pass. The index may
-     * then have moved that batch's newer records into the run, since it knows segments, not
-     * batches.
-     */
-    private boolean completedIntoDuringPass(CompactionResult result) {
-        for (BatchLocation batch : base) {
-            if (result.compactedSegments().contains(batch.segment())
-                    && !result.replacedBatches().contains(batch.key())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**

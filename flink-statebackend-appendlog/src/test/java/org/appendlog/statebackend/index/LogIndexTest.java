@@ -26,11 +26,36 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The index against a plain map: random writes, removals and compaction moves over many entries
  * (growing and shrinking the tables, reusing freed entries, compacting the key arena), then every
- * entry's segment, the entry count and each segment's live bytes.
+ * entry's record, the entry count and each segment's live bytes.
  */
 class LogIndexTest {
 
     private static final String[] SEGMENTS = {"s0", "s1", "s2", "s3", "run"};
+
+    /** The batch at file offset 8 of {@code segment}, the first one. */
+    private static BatchLocation batch(String segment) {
+        return batch(segment, 8);
+    }
+
+    private static BatchLocation batch(String segment, long offset) {
+        return new BatchLocation(segment, offset, 100, 1, 1, KeyGroupRange.of(0, 7));
+    }
+
+    /**
+     * A compaction pass over {@code from} in key groups {@code keyGroups}, as the compactor runs it
+     * against the index: every listed record is copied into {@code run} at the position it had.
+     */
+    private static LiveRecords compact(
+            LogIndex index, KeyGroupRange keyGroups, List<BatchLocation> from, BatchLocation run) {
+        CompactedBatches pass = index.compactedBatches(from);
+        LiveRecords live = new LiveRecords();
+        index.collectLive(keyGroups, pass, live);
+        for (int i = 0; i < live.size(); i++) {
+            live.copiedTo(i, live.position(i));
+        }
+        index.moved(List.of(live), pass, run, false);
+        return live;
+    }
 
     /** An index that counts {@code segments}' bytes, as the log's batches in them are added. */
     private static LogIndex counting(KeyGroupRange range, String... segments) {
@@ -44,51 +69,68 @@ class LogIndexTest {
     @Test
     void agreesWithAMapThroughWritesRemovalsAndMoves() throws Exception {
         LogIndex index = counting(KeyGroupRange.of(0, 3), SEGMENTS);
+        // Per entry: its latest record, "segment#batch@position".
         Map<String, String> latest = new HashMap<>();
         Map<String, Integer> lengths = new HashMap<>();
         Random random = new Random(11);
+        int runs = 0;
         for (int i = 0; i < 300_000; i++) {
             int keyGroup = random.nextInt(4);
             int state = random.nextInt(3);
             // Keys share prefixes and lengths, so hashes collide and probe runs form.
             byte[] key = ("k" + random.nextInt(30_000)).getBytes(StandardCharsets.UTF_8);
             String id = keyGroup + "/" + state + "/" + new String(key, StandardCharsets.UTF_8);
-            int roll = random.nextInt(10);
-            if (roll < 3) {
-                index.recordWritten(keyGroup, state, key, 0, key.length, "s0", 0, true);
+            int roll = random.nextInt(1000);
+            if (roll < 300) {
+                index.recordWritten(keyGroup, state, key, 0, key.length, batch("s0"), i, 0, true);
                 latest.remove(id);
                 lengths.remove(id);
-            } else if (roll < 4) {
-                BatchBuilder run =
-                        new BatchBuilder(1, KeyGroupRange.of(0, 3), List.of("a", "b", "c"));
-                int length = run.add(keyGroup, 1, state, key, 0, key.length, new byte[20], 0, 20);
-                index.moved(run, index.segmentSet(Set.of("s1", "s2")), "run");
-                if (latest.containsKey(id) && Set.of("s1", "s2").contains(latest.get(id))) {
-                    latest.put(id, "run");
-                    lengths.put(id, length);
+            } else if (roll < 302) {
+                // A pass over s1 and s2 in this key group: each of its entries there moves into
+                // a new batch of the run segment, at the position it had (positions are unique).
+                int run = runs++;
+                LiveRecords live =
+                        compact(
+                                index,
+                                KeyGroupRange.of(keyGroup, keyGroup),
+                                List.of(batch("s1"), batch("s2")),
+                                batch("run", 8 + run));
+                int listed = 0;
+                for (Map.Entry<String, String> e : latest.entrySet()) {
+                    if (e.getKey().startsWith(keyGroup + "/")
+                            && (e.getValue().startsWith("s1#") || e.getValue().startsWith("s2#"))) {
+                        e.setValue("run#" + run + e.getValue().substring(4));
+                        listed++;
+                    }
                 }
+                assertThat(live.size()).isEqualTo(listed);
             } else {
                 String segment = SEGMENTS[random.nextInt(4)];
                 int length = 10 + random.nextInt(50);
-                index.recordWritten(keyGroup, state, key, 0, key.length, segment, length, false);
-                latest.put(id, segment);
+                index.recordWritten(
+                        keyGroup, state, key, 0, key.length, batch(segment), i, length, false);
+                latest.put(id, segment + "#0@" + i);
                 lengths.put(id, length);
             }
         }
+        assertThat(runs).isGreaterThan(100);
         assertThat(index.liveEntries()).isEqualTo(latest.size());
         Map<String, Long> liveBytes = new HashMap<>();
         for (Map.Entry<String, String> e : latest.entrySet()) {
             String[] parts = e.getKey().split("/", 3);
             byte[] key = parts[2].getBytes(StandardCharsets.UTF_8);
-            assertThat(index.latestSegment(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), key, 0, key.length))
+            int keyGroup = Integer.parseInt(parts[0]);
+            int state = Integer.parseInt(parts[1]);
+            assertThat(index.latestRecord(keyGroup, state, key, 0, key.length))
                     .as(e.getKey())
                     .isEqualTo(e.getValue());
-            liveBytes.merge(e.getValue(), (long) lengths.get(e.getKey()), Long::sum);
+            String segment = e.getValue().substring(0, e.getValue().indexOf('#'));
+            liveBytes.merge(segment, (long) lengths.get(e.getKey()), Long::sum);
         }
         for (int k = 0; k < 30_000; k += 7) {
             byte[] key = ("k" + k).getBytes(StandardCharsets.UTF_8);
             if (!latest.containsKey("0/0/k" + k)) {
-                assertThat(index.latestSegment(0, 0, key, 0, key.length)).isNull();
+                    assertThat(index.latestRecord(0, 0, key, 0, key.length)).isNull();
             }
         }
         for (String segment : SEGMENTS) {
@@ -125,13 +167,24 @@ class LogIndexTest {
                 boolean inTail = i % 3 == 0;
                 byte[] value = tombstone ? null : key;
                 BatchBuilder into = inTail ? tail : batch;
+                int position = into.nextPosition(keyGroup);
                 int length =
                         into.add(keyGroup, round, state, key, 0, key.length, value, 0, key.length);
                 perKeyGroup[keyGroup - 4]++;
+                // The tail's records follow the batch's, all of which are added when they run.
                 Runnable write =
                         () ->
                                 single.recordWritten(
-                                        keyGroup, state, key, 0, key.length, segment, length,
+                                        keyGroup,
+                                        state,
+                                        key,
+                                        0,
+                                        key.length,
+                                        batch(segment),
+                                        inTail
+                                                ? batch.nextPosition(keyGroup) + position
+                                                : position,
+                                        length,
                                         tombstone);
                 if (inTail) {
                     tailWrites.add(write);
@@ -144,7 +197,7 @@ class LogIndexTest {
             for (int keyGroup = 4; keyGroup <= 7; keyGroup++) {
                 assertThat(batch.recordCount(keyGroup)).isEqualTo(perKeyGroup[keyGroup - 4]);
             }
-            batched.batchWritten(batch, segment);
+            batched.batchWritten(batch, batch(segment));
         }
         assertThat(batched.liveEntries()).isEqualTo(single.liveEntries()).isGreaterThan(20_000);
         for (int round = 0; round < 6; round++) {
@@ -154,8 +207,8 @@ class LogIndexTest {
         for (int k = 0; k < 40_000; k++) {
             byte[] key = ("k" + k).getBytes(StandardCharsets.UTF_8);
             for (int keyGroup = 4; keyGroup <= 7; keyGroup++) {
-                assertThat(batched.latestSegment(keyGroup, 1, key, 0, key.length))
-                        .isEqualTo(single.latestSegment(keyGroup, 1, key, 0, key.length));
+                assertThat(batched.latestRecord(keyGroup, 1, key, 0, key.length))
+                        .isEqualTo(single.latestRecord(keyGroup, 1, key, 0, key.length));
             }
         }
     }
@@ -170,6 +223,14 @@ class LogIndexTest {
         KeyGroupRange range = KeyGroupRange.of(0, 3);
         LogIndex written = counting(range, SEGMENTS);
         LogIndex rebuilt = counting(range, SEGMENTS);
+        // Each segment's three batches numbered alike in both, whatever order each reads them.
+        for (LogIndex index : List.of(written, rebuilt)) {
+            for (String segment : SEGMENTS) {
+                for (int offset = 8; offset < 11; offset++) {
+                    index.segmentStats(index.segmentId(segment)).batchNumber(offset);
+                }
+            }
+        }
         Random random = new Random(23);
         // Per key group, the records in the order they were written: state, key, segment, length.
         List<List<Object[]>> records = new ArrayList<>();
@@ -183,8 +244,9 @@ class LogIndexTest {
             String segment = SEGMENTS[i * SEGMENTS.length / 100_000];
             boolean tombstone = random.nextInt(8) == 0;
             int length = 10 + random.nextInt(40);
-            records.get(keyGroup).add(new Object[] {state, key, segment, length, tombstone});
-            written.recordWritten(keyGroup, state, key, 0, key.length, segment, length, tombstone);
+            BatchLocation batch = batch(segment, 8 + i / 3 % 3);
+            records.get(keyGroup).add(new Object[] {state, key, batch, i, length, tombstone});
+            written.recordWritten(keyGroup, state, key, 0, key.length, batch, i, length, tombstone);
         }
         try (IndexRebuild rebuild = rebuilt.rebuild()) {
             for (int kg = 0; kg < 4; kg++) {
@@ -192,9 +254,18 @@ class LogIndexTest {
                 for (int i = group.size() - 1; i >= 0; i--) {
                     Object[] r = group.get(i);
                     byte[] key = (byte[]) r[1];
+                    BatchLocation batch = (BatchLocation) r[2];
                     rebuild.firstOf(
-                            kg, (int) r[0], key, 0, key.length, rebuild.segmentId((String) r[2]),
-                            (int) r[3], (boolean) r[4]);
+                            kg,
+                            (int) r[0],
+                            key,
+                            0,
+                            key.length,
+                            rebuild.segmentId(batch),
+                            rebuild.batchNumber(batch),
+                            (int) r[3],
+                            (int) r[4],
+                            (boolean) r[5]);
                 }
                 rebuild.keyGroupDone(kg);
             }
@@ -210,8 +281,8 @@ class LogIndexTest {
             byte[] key = ("k" + k).getBytes(StandardCharsets.UTF_8);
             for (int kg = 0; kg < 4; kg++) {
                 for (int state = 0; state < 2; state++) {
-                    assertThat(rebuilt.latestSegment(kg, state, key, 0, key.length))
-                            .isEqualTo(written.latestSegment(kg, state, key, 0, key.length));
+                    assertThat(rebuilt.latestRecord(kg, state, key, 0, key.length))
+                            .isEqualTo(written.latestRecord(kg, state, key, 0, key.length));
                 }
             }
         }
@@ -236,13 +307,14 @@ class LogIndexTest {
             Collections.shuffle(keys, random);
             for (String key : keys) {
                 byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-                index.recordWritten(0, 0, bytes, 0, bytes.length, segment, 30, false);
+                index.recordWritten(0, 0, bytes, 0, bytes.length, batch(segment), 0, 30, false);
                 latest.put(key, segment);
             }
             for (String key : new ArrayList<>(latest.keySet())) {
                 if (key.startsWith("w" + (window - 1) + "-") && random.nextInt(10) > 0) {
                     byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-                    index.recordWritten(0, 0, bytes, 0, bytes.length, segment, 0, true);
+                    index.recordWritten(
+                            0, 0, bytes, 0, bytes.length, batch(segment), 0, 0, true);
                     latest.remove(key);
                 }
             }
@@ -257,66 +329,130 @@ class LogIndexTest {
     }
 
     /**
-     * A compaction pass copies a record if the index places its entry in a compacted segment. A
-     * run's entries move back to where they were if the run is dropped, unless a newer record
+     * A pass lists the live entries whose latest records are in its batches (not those in another
+     * batch of the same segment, nor in key groups it does not cover), and they move into its run.
+     * A run's entries move back to where they were if the run is dropped, unless a newer record
      * was indexed since; once a completed checkpoint holds the run, they stay.
      */
     @Test
-    void aDroppedRunsEntriesGoBackWhereTheyWere() throws Exception {
+    void aDroppedRunsEntriesGoBackWhereTheyWere() {
         LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
         byte[] key = "word".getBytes(StandardCharsets.UTF_8);
         byte[] rewritten = "other".getBytes(StandardCharsets.UTF_8);
+        byte[] later = "later".getBytes(StandardCharsets.UTF_8);
         index.batchAdded("s1", 100);
-        index.recordWritten(1, 0, key, 0, key.length, "s1", 10, false);
-        index.recordWritten(1, 0, rewritten, 0, rewritten.length, "s1", 11, false);
-        SegmentSet compacted = index.segmentSet(Set.of("s1", "s2"));
-        assertThat(index.latestIn(compacted, 1, 0, key, 0, key.length)).isTrue();
-        assertThat(index.latestIn(index.segmentSet(Set.of("s3")), 1, 0, key, 0, key.length))
-                .isFalse();
+        index.recordWritten(1, 0, key, 0, key.length, batch("s1"), 0, 10, false);
+        index.recordWritten(1, 0, rewritten, 0, rewritten.length, batch("s1"), 10, 11, false);
+        index.recordWritten(1, 0, later, 0, later.length, batch("s1", 200), 0, 12, false);
+        index.recordWritten(2, 0, key, 0, key.length, batch("s2"), 0, 13, false);
 
-        BatchBuilder run = new BatchBuilder(1, KeyGroupRange.of(0, 3), List.of("count"));
-        run.add(1, 1, 0, key, 0, key.length, new byte[8], 0, 8);
-        run.add(1, 1, 0, rewritten, 0, rewritten.length, new byte[8], 0, 8);
-        index.moved(run, compacted, "run-0");
-        assertThat(index.latestSegment(1, 0, key, 0, key.length)).isEqualTo("run-0");
-        assertThat(index.stats("s1").liveBytes()).isZero();
-        index.recordWritten(1, 0, rewritten, 0, rewritten.length, "s3", 12, false);
+        LiveRecords live =
+                compact(
+                        index,
+                        KeyGroupRange.of(1, 1),
+                        List.of(batch("s1"), batch("s2")),
+                        batch("run-0"));
+        assertThat(live.size()).isEqualTo(2);
+        assertThat(index.latestRecord(1, 0, key, 0, key.length)).isEqualTo("run-0#0@0");
+        assertThat(index.latestRecord(1, 0, rewritten, 0, rewritten.length))
+                .isEqualTo("run-0#0@10");
+        assertThat(index.latestRecord(1, 0, later, 0, later.length)).isEqualTo("s1#1@0");
+        assertThat(index.latestRecord(2, 0, key, 0, key.length)).isEqualTo("s2#0@0");
+        assertThat(index.stats("s1").liveBytes()).isEqualTo(12);
+        index.recordWritten(1, 0, rewritten, 0, rewritten.length, batch("s3"), 5, 12, false);
 
         index.runDropped("run-0", Runnable::run);
-        assertThat(index.latestSegment(1, 0, key, 0, key.length)).isEqualTo("s1");
-        assertThat(index.latestSegment(1, 0, rewritten, 0, rewritten.length)).isEqualTo("s3");
-        assertThat(index.stats("s1").liveBytes()).isEqualTo(10);
+        assertThat(index.latestRecord(1, 0, key, 0, key.length)).isEqualTo("s1#0@0");
+        assertThat(index.latestRecord(1, 0, rewritten, 0, rewritten.length)).isEqualTo("s3#0@5");
+        assertThat(index.stats("s1").liveBytes()).isEqualTo(22);
 
-        index.moved(run, compacted, "run-1");
+        compact(index, KeyGroupRange.of(1, 1), List.of(batch("s1")), batch("run-1"));
         index.runTaken("run-1");
         index.runDropped("run-1", Runnable::run);
-        assertThat(index.latestSegment(1, 0, key, 0, key.length)).isEqualTo("run-1");
+        assertThat(index.latestRecord(1, 0, key, 0, key.length)).isEqualTo("run-1#0@0");
     }
 
     /**
-     * Batches are indexed while compaction moves entries: an entry moved into the run may be
-     * removed, and its number taken by an entry that then moves in too. Moving back, the later
-     * move stands for that number.
+     * Batches are indexed while a pass runs: an entry the pass listed may be removed, and its
+     * number taken by another entry, even one whose record is in the pass's batch. A move names
+     * the record the pass copied, so that number, now the other entry's, is neither moved into the
+     * run nor, when the run is dropped, out of it.
      */
     @Test
-    void aNumberTakenByAnotherMovedEntryGoesBackWhereThatEntryWas() throws Exception {
+    void aNumberTakenByAnotherEntryDuringAPassIsNotMoved() {
         LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
         byte[] first = "first".getBytes(StandardCharsets.UTF_8);
         byte[] second = "second".getBytes(StandardCharsets.UTF_8);
-        SegmentSet compacted = index.segmentSet(Set.of("s1", "s2"));
-        int run = index.segmentId("run-0");
-        RunMoves moves = new RunMoves(run);
-        KeyGroupIndex table = index.of(1);
-        index.recordWritten(1, 0, first, 0, first.length, "s1", 10, false);
-        table.moveIfStillIn(0, first, 0, first.length, compacted, run, 10, moves);
-        index.recordWritten(1, 0, first, 0, first.length, "s3", 0, true);
-        index.recordWritten(1, 0, second, 0, second.length, "s2", 20, false);
-        table.moveIfStillIn(0, second, 0, second.length, compacted, run, 20, moves);
-        assertThat(index.latestSegment(1, 0, second, 0, second.length)).isEqualTo("run-0");
+        byte[] third = "third".getBytes(StandardCharsets.UTF_8);
+        index.recordWritten(1, 0, first, 0, first.length, batch("s1"), 0, 10, false);
+        index.recordWritten(1, 0, third, 0, third.length, batch("s1"), 10, 10, false);
+        CompactedBatches pass = index.compactedBatches(List.of(batch("s1")));
+        LiveRecords live = new LiveRecords();
+        index.collectLive(KeyGroupRange.of(1, 1), pass, live);
+        assertThat(live.size()).isEqualTo(2);
+        for (int i = 0; i < live.size(); i++) {
+            live.copiedTo(i, live.position(i));
+        }
 
-        moves.moveBack();
-        assertThat(index.latestSegment(1, 0, second, 0, second.length)).isEqualTo("s2");
-        assertThat(index.latestSegment(1, 0, first, 0, first.length)).isNull();
+        index.recordWritten(1, 0, first, 0, first.length, batch("s3"), 0, 0, true);
+        index.recordWritten(1, 0, second, 0, second.length, batch("s1"), 50, 20, false);
+        index.moved(List.of(live), pass, batch("run-0"), false);
+        assertThat(index.latestRecord(1, 0, first, 0, first.length)).isNull();
+        assertThat(index.latestRecord(1, 0, second, 0, second.length)).isEqualTo("s1#0@50");
+        assertThat(index.latestRecord(1, 0, third, 0, third.length)).isEqualTo("run-0#0@10");
+
+        index.runDropped("run-0", Runnable::run);
+        assertThat(index.latestRecord(1, 0, second, 0, second.length)).isEqualTo("s1#0@50");
+        assertThat(index.latestRecord(1, 0, third, 0, third.length)).isEqualTo("s1#0@10");
+    }
+
+    /**
+     * A pass looks for tombstones only in batches of segments in which the index saw one as its
+     * entry's latest record: written in a batch, read first on restore, or copied into a run.
+     */
+    @Test
+    void onlySegmentsWithAnIndexedTombstoneMayHoldTombstones() throws Exception {
+        KeyGroupRange range = KeyGroupRange.of(0, 3);
+        LogIndex index = new LogIndex(range);
+        byte[] key = "word".getBytes(StandardCharsets.UTF_8);
+        BatchBuilder values = new BatchBuilder(1, range, List.of("count"));
+        values.add(1, 1, 0, key, 0, key.length, new byte[8], 0, 8);
+        index.batchWritten(values, batch("s1"));
+        BatchBuilder deletes = new BatchBuilder(2, range, List.of("count"));
+        deletes.add(1, 2, 0, key, 0, key.length, null, 0, 0);
+        index.batchWritten(deletes, batch("s2"));
+        try (IndexRebuild rebuild = index.rebuild()) {
+            BatchLocation restored = batch("s3");
+            rebuild.firstOf(
+                    2,
+                    0,
+                    key,
+                    0,
+                    key.length,
+                    rebuild.segmentId(restored),
+                    rebuild.batchNumber(restored),
+                    0,
+                    7,
+                    true);
+            rebuild.keyGroupDone(2);
+        }
+        index.moved(List.of(), index.compactedBatches(List.of()), batch("run-0"), true);
+        index.moved(List.of(), index.compactedBatches(List.of()), batch("run-1"), false);
+
+        CompactedBatches pass =
+                index.compactedBatches(
+                        List.of(
+                                batch("s1"),
+                                batch("s2"),
+                                batch("s3"),
+                                batch("run-0"),
+                                batch("run-1")));
+        assertThat(pass.size()).isEqualTo(5);
+        assertThat(pass.mayHoldTombstones(0)).isFalse();
+        assertThat(pass.mayHoldTombstones(1)).isTrue();
+        assertThat(pass.mayHoldTombstones(2)).isTrue();
+        assertThat(pass.mayHoldTombstones(3)).isTrue();
+        assertThat(pass.mayHoldTombstones(4)).isFalse();
     }
 
     /**
@@ -325,23 +461,21 @@ class LogIndexTest {
      * it back (a run is counted once it is offered, a checkpoint's batch once it is remembered).
      */
     @Test
-    void onlyAddingABatchMakesASegmentCounted() throws Exception {
+    void onlyAddingABatchMakesASegmentCounted() {
         LogIndex index = new LogIndex(KeyGroupRange.of(0, 3));
         byte[] key = "word".getBytes(StandardCharsets.UTF_8);
         byte[] other = "other".getBytes(StandardCharsets.UTF_8);
         index.batchAdded("s1", 50);
-        index.recordWritten(1, 0, key, 0, key.length, "s1", 10, false);
+        index.recordWritten(1, 0, key, 0, key.length, batch("s1"), 0, 10, false);
         index.retain(Set.of());
-        index.recordWritten(1, 0, other, 0, other.length, "s1", 10, false);
-        BatchBuilder run = new BatchBuilder(1, KeyGroupRange.of(0, 3), List.of("count"));
-        int length = run.add(1, 1, 0, key, 0, key.length, new byte[8], 0, 8);
-        index.moved(run, index.segmentSet(Set.of("s1")), "run-0");
+        index.recordWritten(1, 0, other, 0, other.length, batch("s1"), 10, 10, false);
+        compact(index, KeyGroupRange.of(0, 3), List.of(batch("s1")), batch("run-0"));
         assertThat(index.segments()).isEmpty();
         assertThat(index.liveBytes()).isZero();
 
         index.batchAdded("run-0", 40);
         assertThat(index.segments()).extracting(SegmentStats::segment).containsExactly("run-0");
-        assertThat(index.liveBytes()).isEqualTo(length);
+        assertThat(index.liveBytes()).isEqualTo(20);
         assertThat(index.totalBytes()).isEqualTo(40);
     }
 
