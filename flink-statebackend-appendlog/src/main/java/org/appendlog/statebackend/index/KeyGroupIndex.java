@@ -62,7 +62,7 @@ final class KeyGroupIndex {
         int hash = KeyBytes.hash(state, key, offset, length);
         int slot = find(hash, state, key, offset, length);
         if (slot >= 0) {
-            relocate(entryOf(slots[slot]), at.segment, at.batch, at.position, at.length);
+            relocate(entryOf(slots[slot]), at);
             return;
         }
         insert(hash, state, key, offset, length, at);
@@ -91,14 +91,18 @@ final class KeyGroupIndex {
         freeEntry(slot, entry);
     }
 
-    /** The entry's latest record is now {@code record} bytes at the given place. */
-    private void relocate(int entry, int segment, int batch, int position, int record) {
+    /** The entry's latest record is now the one at {@code at}. */
+    private void relocate(int entry, RecordAt at) {
         segments.byId(segmentOf[entry]).died(recordLength[entry]);
-        segments.byId(segment).live(record);
-        segmentOf[entry] = segment;
-        batchOf[entry] = batch;
-        positionOf[entry] = position;
-        recordLength[entry] = record;
+        segments.byId(at.segment).live(at.length);
+        place(entry, at);
+    }
+
+    private void place(int entry, RecordAt at) {
+        segmentOf[entry] = at.segment;
+        batchOf[entry] = at.batch;
+        positionOf[entry] = at.position;
+        recordLength[entry] = at.length;
     }
 
     synchronized void remove(int state, byte[] key, int offset, int length) {
@@ -173,7 +177,7 @@ final class KeyGroupIndex {
                 && segmentOf[entry] == segment
                 && batchOf[entry] == batch
                 && positionOf[entry] == position) {
-            relocate(entry, to.segment, to.batch, to.position, to.length);
+            relocate(entry, to);
             return true;
         }
         return false;
@@ -185,7 +189,7 @@ final class KeyGroupIndex {
      */
     synchronized void moveBack(int entry, int run, RecordAt from) {
         if (entry < entries && keyLength[entry] != FREE && segmentOf[entry] == run) {
-            relocate(entry, from.segment, from.batch, from.position, from.length);
+            relocate(entry, from);
         }
     }
 
@@ -272,10 +276,7 @@ final class KeyGroupIndex {
 
     private int insert(int hash, int state, byte[] key, int offset, int length, RecordAt at) {
         int entry = newEntry(state, key, offset, length);
-        segmentOf[entry] = at.segment;
-        batchOf[entry] = at.batch;
-        positionOf[entry] = at.position;
-        recordLength[entry] = at.length;
+        place(entry, at);
         HashSlots.insert(slots, HashSlots.occupant(hash, entry + 1));
         if (++size > slots.length / 2) {
             slots = HashSlots.doubled(slots);
