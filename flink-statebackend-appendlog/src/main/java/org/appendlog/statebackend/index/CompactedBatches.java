@@ -27,11 +27,10 @@ public final class CompactedBatches {
         mayHoldTombstones = new boolean[size];
         int maxSegment = -1;
         for (int i = 0; i < size; i++) {
-            BatchLocation location = locations.get(i);
-            segments[i] = index.segmentId(location.segment());
-            SegmentStats stats = index.segmentStats(segments[i]);
-            batches[i] = stats.batchNumber(location.offset());
-            mayHoldTombstones[i] = stats.mayHoldTombstones();
+            RecordAt place = index.placeOf(locations.get(i));
+            segments[i] = place.segment;
+            batches[i] = place.batch;
+            mayHoldTombstones[i] = index.segmentStats(place.segment).mayHoldTombstones();
             maxSegment = Math.max(maxSegment, segments[i]);
         }
         bySegment = new int[maxSegment + 1][];

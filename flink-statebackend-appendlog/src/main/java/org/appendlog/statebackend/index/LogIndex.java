@@ -117,22 +117,24 @@ public final class LogIndex {
             int position,
             int length,
             boolean tombstone) {
-        int segment = segmentId(batch.segment());
-        SegmentStats stats = segments.byId(segment);
+        RecordAt at = placeOf(batch).record(position, length);
         if (tombstone) {
-            stats.tombstoneIndexed();
+            segments.byId(at.segment).tombstoneIndexed();
         }
-        RecordAt at =
-                new RecordAt().set(segment, stats.batchNumber(batch.offset()), position, length);
         of(keyGroup).written(state, key, offset, keyLength, at, tombstone);
+    }
+
+    /** The segment and batch numbers of {@code batch}, for the places of its records. */
+    RecordAt placeOf(BatchLocation batch) {
+        int segment = segmentId(batch.segment());
+        int number = segments.byId(segment).batchNumber(batch.offset());
+        return new RecordAt().set(segment, number, 0, 0);
     }
 
     /** Indexes every record of {@code batch}, which now lives at {@code location}. */
     void batchWritten(BatchBuilder batch, BatchLocation location) throws IOException {
-        int segment = segmentId(location.segment());
-        SegmentStats stats = segments.byId(segment);
-        int number = stats.batchNumber(location.offset());
-        RecordAt at = new RecordAt();
+        RecordAt at = placeOf(location);
+        SegmentStats stats = segments.byId(at.segment);
         forEachRecord(
                 batch,
                 (index, position, state, bytes, keyOffset, keyLength, length, tombstone) -> {
@@ -144,7 +146,7 @@ public final class LogIndex {
                             bytes,
                             keyOffset,
                             keyLength,
-                            at.set(segment, number, position, length),
+                            at.record(position, length),
                             tombstone);
                 });
     }
@@ -318,14 +320,11 @@ public final class LogIndex {
             CompactedBatches pass,
             BatchLocation run,
             boolean tombstones) {
-        int id = segmentId(run.segment());
-        SegmentStats stats = segments.byId(id);
+        RecordAt to = placeOf(run);
+        int id = to.segment;
         if (tombstones) {
-            stats.tombstoneIndexed();
+            segments.byId(id).tombstoneIndexed();
         }
-        RecordAt to = new RecordAt();
-        to.segment = id;
-        to.batch = stats.batchNumber(run.offset());
         RunMoves moves = new RunMoves(id, pass, copied);
         try {
             for (int list = 0; list < copied.size(); list++) {

@@ -19,4 +19,11 @@ final class RecordAt {
         this.length = length;
         return this;
     }
+
+    /** The record at {@code position} of this place's batch, {@code length} bytes. */
+    RecordAt record(int position, int length) {
+        this.position = position;
+        this.length = length;
+        return this;
+    }
 }

@@ -34,15 +34,13 @@ final class RunMoves {
     void move(LogIndex index, int list, int record, RecordAt to) {
         LiveRecords records = copied.get(list);
         int batch = records.batch(record);
-        to.position = records.copyPosition(record);
-        to.length = records.length(record);
         if (index.of(records.keyGroup(record))
                 .moveIfStillAt(
                         records.entry(record),
                         pass.segment(batch),
                         pass.batch(batch),
                         records.position(record),
-                        to)) {
+                        to.record(records.copyPosition(record), records.length(record)))) {
             moved[list].set(record);
         }
     }
