@@ -12,6 +12,11 @@ import java.util.Arrays;
  * Cuts one state stream into chunks and writes each full chunk as a cell through a {@link
  * BufferedMutator}. Nothing reaches HBase until the first chunk is full, so a stream that ends
  * small can still be kept inline by its caller. Used by state and metadata streams alike.
+ *
+ * <p>Bytes are written by one thread, but a cancelled checkpoint discards its streams from
+ * another (Flink closes them through the snapshot's closeable registry). Sending chunks, finishing
+ * and discarding therefore hold the writer's lock: once discarded, no chunk reaches HBase after
+ * the delete, and a finished stream, whose handle was returned, is never deleted.
  */
 final class ChunkedStreamWriter {
 
@@ -30,6 +35,8 @@ final class ChunkedStreamWriter {
     /** Opened with the first chunk: streams kept inline never connect to HBase. */
     private CheckpointTable table;
     private BufferedMutator mutator;
+    private boolean discarded;
+    private boolean finished;
 
     ChunkedStreamWriter(HBaseStorageSettings settings, String streamKey) {
         this.settings = settings;
@@ -72,7 +79,8 @@ final class ChunkedStreamWriter {
         }
     }
 
-    private void shipChunk() throws IOException {
+    private synchronized void shipChunk() throws IOException {
+        ensureNotDiscarded();
         if (mutator == null) {
             table = CheckpointTables.open(settings);
             mutator = table.newMutator(settings.writeBufferSize);
@@ -106,14 +114,15 @@ final class ChunkedStreamWriter {
     }
 
     /** Sends every chunk written so far and waits until HBase has acknowledged them. */
-    void flushShipped() throws IOException {
+    synchronized void flushShipped() throws IOException {
         if (mutator != null) {
             flushMutator();
         }
     }
 
     /** Writes the last chunk, flushes, and returns the stream length. The stream is then durable. */
-    long finish() throws IOException {
+    synchronized long finish() throws IOException {
+        ensureNotDiscarded();
         if (buffered > 0) {
             shipChunk();
         }
@@ -122,8 +131,15 @@ final class ChunkedStreamWriter {
             mutator.close();
             mutator = null;
         }
+        finished = true;
         LOG.debug("Wrote {} bytes to {}", written, uri());
         return written;
+    }
+
+    private void ensureNotDiscarded() throws IOException {
+        if (discarded) {
+            throw new IOException("Checkpoint stream " + uri() + " was discarded while written");
+        }
     }
 
     private void flushMutator() throws IOException {
@@ -136,9 +152,15 @@ final class ChunkedStreamWriter {
         }
     }
 
-    /** Abandons the stream: drops unsent chunks and deletes the ones HBase may already hold. */
-    void discard() {
-        buffer = null;
+    /**
+     * Abandons the stream: drops unsent chunks and deletes the ones HBase may already hold. Does
+     * nothing once the stream finished: its rows belong to the handle returned.
+     */
+    synchronized void discard() {
+        if (finished || discarded) {
+            return;
+        }
+        discarded = true;
         // A cancelled task closes its streams on the thread it interrupted: the flush would give
         // up at once, its puts landing after the delete. The interrupt is set again afterwards.
         boolean interrupted = Thread.interrupted();

@@ -22,6 +22,7 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
+import org.apache.flink.runtime.testutils.CommonTestUtils;
 
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
@@ -40,6 +41,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -289,6 +291,47 @@ class HBaseCheckpointStreamsITCase {
             Thread.interrupted();
         }
         assertThat(interruptKept).isTrue();
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
+    }
+
+    /**
+     * A cancelled checkpoint closes its streams from another thread than the one writing them (the
+     * snapshot's closeable registry): chunks the writer still sends must not land after the delete.
+     * One write call of 2 MB in 4 KB chunks, each sent at once, is closed once some rows are in.
+     */
+    @Test
+    void streamClosedWhileAnotherThreadWritesItLeavesNoRows() throws Exception {
+        JobID job = new JobID();
+        Configuration smallChunks = new Configuration();
+        smallChunks.set(HBaseCheckpointStorageOptions.CHUNK_SIZE, MemorySize.parse("4kb"));
+        smallChunks.set(HBaseCheckpointStorageOptions.WRITE_BUFFER_SIZE, MemorySize.parse("1kb"));
+        smallChunks.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("0b"));
+        CheckpointStateOutputStream out =
+                access(storage(smallChunks), job)
+                        .initializeLocationForCheckpoint(6)
+                        .createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
+        AtomicReference<Throwable> writeFailure = new AtomicReference<>();
+        Thread writer =
+                new Thread(
+                        () -> {
+                            try {
+                                out.write(randomBytes(2 * MB, 6));
+                                out.closeAndGetHandle();
+                            } catch (Throwable t) {
+                                writeFailure.set(t);
+                            }
+                        });
+        writer.start();
+        CommonTestUtils.waitUntilCondition(
+                () -> TableRows.rowsContaining(connection, TABLE, job.toString()).size() >= 5,
+                10L,
+                3_000);
+        out.close();
+        writer.join();
+
+        assertThat(writeFailure.get())
+                .as("the writer learns that its stream is gone")
+                .isInstanceOf(IOException.class);
         assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
     }
 
