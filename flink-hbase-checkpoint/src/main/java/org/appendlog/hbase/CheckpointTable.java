@@ -36,6 +36,7 @@ import java.io.UncheckedIOException;
 import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -255,8 +256,19 @@ final class CheckpointTable implements Closeable {
 
     /** Deletes every row under a directory key (e.g. one checkpoint) in all salt buckets. */
     int deleteDirectory(String directoryKey) throws IOException {
+        return deleteDirectories(List.of(directoryKey));
+    }
+
+    /** Deletes every row under any of the directory keys, in all salt buckets, in one scan. */
+    int deleteDirectories(Collection<String> directoryKeys) throws IOException {
+        List<byte[]> prefixes = new ArrayList<>();
+        for (String directoryKey : directoryKeys) {
+            prefixes.addAll(keys.directoryPrefixes(directoryKey));
+        }
+        // The scan runs from the first range to the last; the filter seeks between them.
+        prefixes.sort(Bytes.BYTES_COMPARATOR);
         List<MultiRowRangeFilter.RowRange> ranges = new ArrayList<>();
-        for (byte[] prefix : keys.directoryPrefixes(directoryKey)) {
+        for (byte[] prefix : prefixes) {
             ranges.add(new MultiRowRangeFilter.RowRange(prefix, true, prefixEnd(prefix), false));
         }
         return deleteRows(

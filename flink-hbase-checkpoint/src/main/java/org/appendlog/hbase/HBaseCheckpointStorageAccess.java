@@ -32,6 +32,8 @@ final class HBaseCheckpointStorageAccess extends AbstractFsCheckpointStorageAcce
     private final HBaseCheckpointStorage storage;
     private final HBaseStorageSettings settings;
     private final JobID jobId;
+    /** Used on the job manager, which creates, disposes and discards the job's checkpoints. */
+    private final FailedCheckpointDirectories failedCheckpoints;
 
     HBaseCheckpointStorageAccess(
             HBaseCheckpointStorage storage,
@@ -42,6 +44,7 @@ final class HBaseCheckpointStorageAccess extends AbstractFsCheckpointStorageAcce
         this.storage = storage;
         this.settings = settings;
         this.jobId = jobId;
+        this.failedCheckpoints = new FailedCheckpointDirectories(settings);
     }
 
     @Override
@@ -57,7 +60,7 @@ final class HBaseCheckpointStorageAccess extends AbstractFsCheckpointStorageAcce
 
     @Override
     public CheckpointStorageLocation initializeLocationForCheckpoint(long checkpointId) {
-        return new HBaseCheckpointStorageLocation(settings, jobId, checkpointId);
+        return new HBaseCheckpointStorageLocation(settings, jobId, checkpointId, failedCheckpoints);
     }
 
     @Override
@@ -87,7 +90,8 @@ final class HBaseCheckpointStorageAccess extends AbstractFsCheckpointStorageAcce
     public CheckpointStreamFactory resolveCheckpointStorageLocation(
             long checkpointId, CheckpointStorageLocationReference reference) throws IOException {
         if (reference.isDefaultReference()) {
-            return new HBaseCheckpointStorageLocation(settings, jobId, checkpointId);
+            return new HBaseCheckpointStorageLocation(
+                    settings, jobId, checkpointId, failedCheckpoints);
         }
         // Only savepoints carry a reference: the path of their directory.
         Path path = decodePathFromReference(reference);

@@ -30,10 +30,16 @@ final class HBaseCheckpointStorageLocation implements CheckpointStorageLocation 
     private final HBaseStorageSettings settings;
     private final HBaseCheckpointPointer pointer;
     private final JobID jobId;
+    private final FailedCheckpointDirectories failedCheckpoints;
 
-    HBaseCheckpointStorageLocation(HBaseStorageSettings settings, JobID jobId, long checkpointId) {
+    HBaseCheckpointStorageLocation(
+            HBaseStorageSettings settings,
+            JobID jobId,
+            long checkpointId,
+            FailedCheckpointDirectories failedCheckpoints) {
         this.settings = settings;
         this.jobId = jobId;
+        this.failedCheckpoints = failedCheckpoints;
         this.pointer = HBaseCheckpointPointer.of(settings.table, jobId, checkpointId);
     }
 
@@ -60,11 +66,13 @@ final class HBaseCheckpointStorageLocation implements CheckpointStorageLocation 
 
     @Override
     public CheckpointMetadataOutputStream createMetadataOutputStream() {
-        return new HBaseMetadataOutputStream(settings, pointer);
+        return new HBaseMetadataOutputStream(settings, pointer, failedCheckpoints);
     }
 
     @Override
     public void disposeOnFailure() throws IOException {
+        // Remembered first: if the delete fails, the next sweep tries again.
+        failedCheckpoints.add(pointer.checkpointDirectory());
         int rows = CheckpointTables.open(settings).deleteDirectory(pointer.checkpointDirectory());
         LOG.debug("Disposed failed checkpoint {}: deleted {} rows", pointer, rows);
     }

@@ -7,6 +7,8 @@ import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.io.ObjectInputStream;
 
@@ -22,13 +24,30 @@ final class HBaseCompletedCheckpointStorageLocation implements CompletedCheckpoi
     private final String pointer;
     private final String checkpointDirectory;
     private final long metadataLength;
+    /**
+     * The job's failed checkpoints, swept on every discard; only where this job manager completed
+     * the checkpoint (a location resolved from a pointer, or read back from high availability,
+     * has none).
+     */
+    @Nullable private final transient FailedCheckpointDirectories failedCheckpoints;
 
+    /** A checkpoint resolved from its pointer. */
     HBaseCompletedCheckpointStorageLocation(
             HBaseStorageSettings settings, HBaseCheckpointPointer pointer, long metadataLength) {
+        this(settings, pointer, metadataLength, null);
+    }
+
+    /** A checkpoint this job manager just completed. */
+    HBaseCompletedCheckpointStorageLocation(
+            HBaseStorageSettings settings,
+            HBaseCheckpointPointer pointer,
+            long metadataLength,
+            @Nullable FailedCheckpointDirectories failedCheckpoints) {
         this.settings = settings;
         this.pointer = pointer.toString();
         this.checkpointDirectory = pointer.checkpointDirectory();
         this.metadataLength = metadataLength;
+        this.failedCheckpoints = failedCheckpoints;
     }
 
     @Override
@@ -48,12 +67,16 @@ final class HBaseCompletedCheckpointStorageLocation implements CompletedCheckpoi
 
     /**
      * Deletes every row left under the checkpoint (Flink discards the state handles first; this
-     * also takes streams of failed attempts and the metadata).
+     * also takes streams of failed attempts and the metadata), then sweeps the job's failed
+     * checkpoints once more.
      */
     @Override
     public void disposeStorageLocation() throws IOException {
         int rows = CheckpointTables.open(settings).deleteDirectory(checkpointDirectory);
         LOG.debug("Disposed checkpoint {}: deleted {} remaining rows", pointer, rows);
+        if (failedCheckpoints != null) {
+            failedCheckpoints.sweep();
+        }
     }
 
     /**

@@ -16,11 +16,16 @@ final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
     private final HBaseCheckpointPointer pointer;
     private final String metadataKey;
     private final ChunkedStreamWriter writer;
+    private final FailedCheckpointDirectories failedCheckpoints;
     private volatile boolean closed;
 
-    HBaseMetadataOutputStream(HBaseStorageSettings settings, HBaseCheckpointPointer pointer) {
+    HBaseMetadataOutputStream(
+            HBaseStorageSettings settings,
+            HBaseCheckpointPointer pointer,
+            FailedCheckpointDirectories failedCheckpoints) {
         this.settings = settings;
         this.pointer = pointer;
+        this.failedCheckpoints = failedCheckpoints;
         this.metadataKey = RowKeys.metadataStream(pointer.checkpointDirectory());
         this.writer = new ChunkedStreamWriter(settings, metadataKey);
     }
@@ -59,7 +64,8 @@ final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
             long length = writer.finish();
             CheckpointTables.open(settings)
                     .commitLength(metadataKey, length, settings.durability.toHBase());
-            return new HBaseCompletedCheckpointStorageLocation(settings, pointer, length);
+            return new HBaseCompletedCheckpointStorageLocation(
+                    settings, pointer, length, failedCheckpoints);
         } catch (IOException | RuntimeException e) {
             writer.discard();
             throw new IOException("Could not write the metadata of checkpoint " + pointer, e);

@@ -13,6 +13,8 @@ import org.apache.flink.runtime.state.CheckpointMetadataOutputStream;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStorageAccess;
 import org.apache.flink.runtime.state.CheckpointStorageLocation;
+import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -418,6 +420,49 @@ class HBaseCheckpointStreamsITCase {
         assertThat(readAll(shared)).isEqualTo(randomBytes(MB, 3));
         assertThat(readAll(taskOwned)).isEqualTo(randomBytes(MB, 4));
         assertThatThrownBy(() -> readAll(exclusive)).isInstanceOf(IOException.class);
+    }
+
+    /**
+     * A failover deletes the pending checkpoint's rows while the cancelled tasks wind down; a
+     * snapshot that ends just then still writes its streams, and Flink drops the result without
+     * discarding it. The job manager's next discard of a completed checkpoint deletes them, and
+     * nothing of the checkpoints still retained. The late stream comes through another access to
+     * the same job, as a task manager's.
+     */
+    @Test
+    void rowsWrittenIntoAFailedCheckpointAfterItsDisposalGoWithTheNextDiscard() throws Exception {
+        JobID job = new JobID();
+        CheckpointStorageAccess jobManager = access(job);
+        CheckpointStorageAccess taskManager = access(job);
+        CompletedCheckpointStorageLocation completed = complete(jobManager, 6);
+        jobManager.initializeLocationForCheckpoint(7).disposeOnFailure();
+        CheckpointStreamFactory failedOnTheTask =
+                taskManager.resolveCheckpointStorageLocation(
+                        7, CheckpointStorageLocationReference.getDefault());
+        StreamStateHandle late =
+                write(
+                        failedOnTheTask.createCheckpointStateOutputStream(
+                                CheckpointedStateScope.EXCLUSIVE),
+                        randomBytes(MB, 7));
+        CompletedCheckpointStorageLocation retained = complete(jobManager, 8);
+        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-7/")).hasSize(1);
+
+        completed.disposeStorageLocation();
+
+        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-6/")).isEmpty();
+        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-7/")).isEmpty();
+        assertThatThrownBy(() -> readAll(late)).isInstanceOf(IOException.class);
+        assertThat(readAll(retained.getMetadataHandle())).isEqualTo(randomBytes(MB, 8));
+    }
+
+    /** Completes checkpoint {@code id} with a metadata stream of 1 MB (seeded by the id). */
+    private static CompletedCheckpointStorageLocation complete(
+            CheckpointStorageAccess access, long id) throws IOException {
+        try (CheckpointMetadataOutputStream out =
+                access.initializeLocationForCheckpoint(id).createMetadataOutputStream()) {
+            out.write(randomBytes(MB, id));
+            return out.closeAndFinalizeCheckpoint();
+        }
     }
 
     @ParameterizedTest

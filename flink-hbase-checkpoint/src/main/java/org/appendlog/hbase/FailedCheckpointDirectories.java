@@ -1,0 +1,63 @@
+package org.appendlog.hbase;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The directories of one job's failed checkpoints, remembered on the job manager so that they can
+ * be deleted again.
+ *
+ * <p>A failover aborts the pending checkpoint and deletes its directory at once, while the
+ * cancelled tasks wind down. A task's asynchronous snapshot that ends just then still writes its
+ * streams, and Flink drops the result without discarding it (it lands in a cancelled future): rows
+ * written after the delete would stay for good. Each discard of a completed checkpoint (a
+ * subsumed one, and the last ones when the job ends) therefore deletes these directories again.
+ * Nothing valid is ever written there: a failed checkpoint's id is not used again.
+ *
+ * <p>Only the most recent failures are kept, so a sweep stays one bounded scan; the memory is the
+ * job manager's, so a job manager that fails over forgets them.
+ */
+final class FailedCheckpointDirectories {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FailedCheckpointDirectories.class);
+
+    static final int REMEMBERED = 64;
+
+    private final HBaseStorageSettings settings;
+    private final ArrayDeque<String> directories = new ArrayDeque<>();
+
+    FailedCheckpointDirectories(HBaseStorageSettings settings) {
+        this.settings = settings;
+    }
+
+    synchronized void add(String directory) {
+        if (directories.size() == REMEMBERED) {
+            directories.removeFirst();
+        }
+        directories.addLast(directory);
+    }
+
+    /** Deletes whatever rows reached the remembered directories since they were deleted. */
+    void sweep() throws IOException {
+        List<String> toSweep;
+        synchronized (this) {
+            toSweep = new ArrayList<>(directories);
+        }
+        if (toSweep.isEmpty()) {
+            return;
+        }
+        int rows = CheckpointTables.open(settings).deleteDirectories(toSweep);
+        if (rows > 0) {
+            LOG.info(
+                    "Deleted {} rows that cancelled tasks wrote into failed checkpoints {} after"
+                            + " they were disposed",
+                    rows,
+                    toSweep);
+        }
+    }
+}
