@@ -42,8 +42,12 @@ final class FailedCheckpointDirectories {
         directories.addLast(directory);
     }
 
-    /** Deletes whatever rows reached the remembered directories since they were deleted. */
-    void sweep() throws IOException {
+    /**
+     * Deletes whatever rows reached the remembered directories since they were deleted. A failure
+     * is logged, not thrown: it is not the failure of the discard that calls this, and the next
+     * discard tries again.
+     */
+    void sweep() {
         List<String> toSweep;
         synchronized (this) {
             toSweep = new ArrayList<>(directories);
@@ -51,13 +55,21 @@ final class FailedCheckpointDirectories {
         if (toSweep.isEmpty()) {
             return;
         }
-        int rows = CheckpointTables.open(settings).deleteDirectories(toSweep);
-        if (rows > 0) {
-            LOG.info(
-                    "Deleted {} rows that cancelled tasks wrote into failed checkpoints {} after"
-                            + " they were disposed",
-                    rows,
-                    toSweep);
+        try {
+            int rows = CheckpointTables.open(settings).deleteDirectories(toSweep);
+            if (rows > 0) {
+                LOG.info(
+                        "Deleted {} rows that cancelled tasks wrote into failed checkpoints {}"
+                                + " after they were disposed",
+                        rows,
+                        toSweep);
+            }
+        } catch (IOException e) {
+            LOG.warn(
+                    "Could not delete the rows of failed checkpoints {} again; the next discard"
+                            + " of a completed checkpoint tries again",
+                    toSweep,
+                    e);
         }
     }
 }

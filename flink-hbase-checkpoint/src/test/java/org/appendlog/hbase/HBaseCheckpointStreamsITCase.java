@@ -81,6 +81,14 @@ class HBaseCheckpointStreamsITCase {
         return access;
     }
 
+    /** Streams cut into rows of {@code chunkSize}, none kept inline. */
+    private static Configuration rowsOf(String chunkSize) {
+        Configuration conf = new Configuration();
+        conf.set(HBaseCheckpointStorageOptions.CHUNK_SIZE, MemorySize.parse(chunkSize));
+        conf.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("0b"));
+        return conf;
+    }
+
     private static byte[] randomBytes(int size, long seed) {
         byte[] bytes = new byte[size];
         new Random(seed).nextBytes(bytes);
@@ -304,10 +312,8 @@ class HBaseCheckpointStreamsITCase {
     @Test
     void streamClosedWhileAnotherThreadWritesItLeavesNoRows() throws Exception {
         JobID job = new JobID();
-        Configuration smallChunks = new Configuration();
-        smallChunks.set(HBaseCheckpointStorageOptions.CHUNK_SIZE, MemorySize.parse("4kb"));
+        Configuration smallChunks = rowsOf("4kb");
         smallChunks.set(HBaseCheckpointStorageOptions.WRITE_BUFFER_SIZE, MemorySize.parse("1kb"));
-        smallChunks.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("0b"));
         CheckpointStateOutputStream out =
                 access(storage(smallChunks), job)
                         .initializeLocationForCheckpoint(6)
@@ -344,11 +350,8 @@ class HBaseCheckpointStreamsITCase {
     @Test
     void discardInterruptedWhileDeletingStillDeletesEveryRow() throws Exception {
         JobID job = new JobID();
-        Configuration oneByteRows = new Configuration();
-        oneByteRows.set(HBaseCheckpointStorageOptions.CHUNK_SIZE, MemorySize.parse("1b"));
-        oneByteRows.set(HBaseCheckpointStorageOptions.INLINE_THRESHOLD, MemorySize.parse("0b"));
         CheckpointStorageLocation location =
-                access(storage(oneByteRows), job).initializeLocationForCheckpoint(4);
+                access(storage(rowsOf("1b")), job).initializeLocationForCheckpoint(4);
         // 8000 rows: deleting them takes several scanner and delete calls.
         StreamStateHandle stream =
                 write(
