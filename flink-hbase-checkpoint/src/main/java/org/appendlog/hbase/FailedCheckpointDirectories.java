@@ -26,7 +26,8 @@ final class FailedCheckpointDirectories {
 
     private static final Logger LOG = LoggerFactory.getLogger(FailedCheckpointDirectories.class);
 
-    static final int REMEMBERED = 64;
+    /** A late snapshot comes right after its checkpoint's failure; older ones are let go. */
+    private static final int REMEMBERED = 64;
 
     private final HBaseStorageSettings settings;
     private final ArrayDeque<String> directories = new ArrayDeque<>();
