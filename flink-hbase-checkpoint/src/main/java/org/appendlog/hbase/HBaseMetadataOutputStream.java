@@ -67,6 +67,8 @@ final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
             return new HBaseCompletedCheckpointStorageLocation(
                     settings, pointer, length, failedCheckpoints);
         } catch (IOException | RuntimeException e) {
+            // Deletes the chunks unless finish() succeeded; then only the commit failed, and the
+            // rows go with the failed checkpoint's directory (disposeOnFailure, and the sweep).
             writer.discard();
             throw new IOException("Could not write the metadata of checkpoint " + pointer, e);
         }
