@@ -57,6 +57,11 @@ final class SmokeRun {
             assertThat(r.verification).startsWith("VERIFIED");
             assertThat(r.throughput).as(r.label()).isPositive();
             assertThat(r.recordsProcessed).as(r.label()).isPositive();
+            // the JVM's CPU time per record, which its cores bound over the same window
+            assertThat(r.cpuMicrosPerRecord)
+                    .as(r.label())
+                    .isPositive()
+                    .isLessThanOrEqualTo(Runtime.getRuntime().availableProcessors() * 1e6 / r.throughput * 1.1);
             if (r.backend.equals(RunResult.CHECKPOINTING_OFF)) {
                 assertThat(r.checkpoints.completed).isZero();
                 continue;

@@ -159,6 +159,7 @@ final class ConfigurationRun {
                 }
             }
             result.throughput = timeline.rateSince(first + runNanos / 2);
+            result.cpuMicrosPerRecord = timeline.cpuMicrosPerRecordSince(first + runNanos / 2);
 
             result.heapBytes = liveHeap() - heapAtStart;
             if (scanner != null) {
@@ -345,7 +346,15 @@ final class ConfigurationRun {
         }
     }
 
-    /** Samples of (time, processed records) taken every {@value #SAMPLE_MILLIS} ms. */
+    /** The CPU time of every thread of this JVM so far, or -1 if the JVM does not report it. */
+    private static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean
+                ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime()
+                : -1;
+    }
+
+    /** Samples of (time, processed records, the JVM's CPU time) taken every {@value #SAMPLE_MILLIS} ms. */
     private final class Timeline {
         private final RunChannel channel;
         private final List<long[]> samples = new ArrayList<>();
@@ -359,7 +368,7 @@ final class ConfigurationRun {
             Thread.sleep(SAMPLE_MILLIS);
             long now = System.nanoTime();
             long processed = channel.processed();
-            samples.add(new long[] {now, processed});
+            samples.add(new long[] {now, processed, processCpuNanos()});
             progress.update(
                     String.format(
                             Locale.ROOT,
@@ -414,6 +423,27 @@ final class ConfigurationRun {
         }
 
         private double rateOver(long from, long to) {
+            long[][] window = window(from, to);
+            if (window == null) {
+                return 0;
+            }
+            return (window[1][1] - window[0][1]) * 1e9 / (window[1][0] - window[0][0]);
+        }
+
+        /**
+         * The JVM's CPU time per record, in microseconds, over the window of {@link #rateSince};
+         * -1 if the JVM does not report its CPU time or no record was processed.
+         */
+        double cpuMicrosPerRecordSince(long from) {
+            long[][] window = window(from, samples.get(samples.size() - 1)[0]);
+            if (window == null || window[0][2] < 0 || window[1][1] <= window[0][1]) {
+                return -1;
+            }
+            return (window[1][2] - window[0][2]) / 1e3 / (window[1][1] - window[0][1]);
+        }
+
+        /** The first sample at or after {@code from} and the last at or before {@code to}, or null. */
+        private long[][] window(long from, long to) {
             long[] start = null;
             long[] end = null;
             for (long[] s : samples) {
@@ -424,10 +454,7 @@ final class ConfigurationRun {
                     end = s;
                 }
             }
-            if (start == null || end == null || end[0] <= start[0]) {
-                return 0;
-            }
-            return (end[1] - start[1]) * 1e9 / (end[0] - start[0]);
+            return start == null || end == null || end[0] <= start[0] ? null : new long[][] {start, end};
         }
 
         /**

@@ -37,6 +37,11 @@ final class Format {
         return value + " B";
     }
 
+    /** CPU microseconds per record, to two decimals; negative values (not measured) as "-". */
+    static String micros(double value) {
+        return value < 0 ? "-" : String.format(Locale.ROOT, "%.2f", value);
+    }
+
     static String millis(long value) {
         return value < 0 ? "-" : Long.toString(value);
     }

@@ -22,6 +22,12 @@ public final class RunResult {
     public String verification = "";
     public long recordsProcessed = -1;
     public double throughput = -1;
+    /**
+     * CPU time of the whole JVM (the job's threads, Flink's, the backend's, garbage collection, and
+     * the in-JVM HDFS or HBase mini cluster) per record processed, in microseconds, over the same
+     * window as {@link #throughput}: what a record costs, whatever share of the machine the run got.
+     */
+    public double cpuMicrosPerRecord = -1;
     public CheckpointFigures checkpoints = CheckpointFigures.none();
     public long storageBytesWritten = -1;
     public long storageBytesInUse = -1;
