@@ -126,6 +126,7 @@ class BenchSmokeTest {
             assertThat(r.verified).as(r.label() + ": " + r.verification).isTrue();
             assertThat(r.throughput).isPositive();
             assertThat(r.cpuMicrosPerRecord).isPositive();
+            assertThat(r.taskCpuMicrosPerRecord).isPositive();
         });
         assertThat(run.printed).contains("[4/4]").contains("2 rounds").contains("median ratio to off");
         List<String> csv = Files.readAllLines(new File(out, "results.csv").toPath());
@@ -134,6 +135,7 @@ class BenchSmokeTest {
                 .containsExactly("1", "1", "2", "2");
         assertThat(Files.readString(new File(out, "results.md").toPath()))
                 .containsPattern("\\| wordcount \\| appendlog \\| local \\| [0-9.]+ [kM]?, [0-9.]+ [kM]? \\| "
-                        + "[0-9.]+ [kM]? \\| [0-9]\\.[0-9]{2}x \\| [0-9]+\\.[0-9]{2} \\| [0-9]\\.[0-9]{2}x \\|");
+                        + "[0-9.]+ [kM]? \\| [0-9]\\.[0-9]{2}x \\| [0-9]+\\.[0-9]{2} \\| [0-9]\\.[0-9]{2}x \\| "
+                        + "[0-9]+\\.[0-9]{2} \\| [0-9]\\.[0-9]{2}x \\|");
     }
 }

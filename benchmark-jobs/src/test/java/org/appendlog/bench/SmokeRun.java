@@ -62,6 +62,12 @@ final class SmokeRun {
                     .as(r.label())
                     .isPositive()
                     .isLessThanOrEqualTo(Runtime.getRuntime().availableProcessors() * 1e6 / r.throughput * 1.1);
+            // the counting task's thread: part of the JVM's, and one thread, so at most one core
+            assertThat(r.taskCpuMicrosPerRecord)
+                    .as(r.label())
+                    .isPositive()
+                    .isLessThanOrEqualTo(r.cpuMicrosPerRecord)
+                    .isLessThanOrEqualTo(1e6 / r.throughput * 1.1);
             if (r.backend.equals(RunResult.CHECKPOINTING_OFF)) {
                 assertThat(r.checkpoints.completed).isZero();
                 continue;

@@ -133,7 +133,7 @@ final class ConfigurationRun {
             }
             JobID jobId = cluster.submitJob(jobGraph).get().getJobID();
 
-            Timeline timeline = new Timeline(channel);
+            Timeline timeline = new Timeline(channel, new TaskThreadCpu(job.countingOperator()));
             String prefix = position + " " + result.label();
             timeline.awaitFirstRecords(cluster, jobId, prefix);
             // live heap with the cluster up and the state still empty; the job barely started
@@ -159,7 +159,8 @@ final class ConfigurationRun {
                 }
             }
             result.throughput = timeline.rateSince(first + runNanos / 2);
-            result.cpuMicrosPerRecord = timeline.cpuMicrosPerRecordSince(first + runNanos / 2);
+            result.cpuMicrosPerRecord = timeline.cpuMicrosPerRecordSince(first + runNanos / 2, 2);
+            result.taskCpuMicrosPerRecord = timeline.cpuMicrosPerRecordSince(first + runNanos / 2, 3);
 
             result.heapBytes = liveHeap() - heapAtStart;
             if (scanner != null) {
@@ -354,13 +355,18 @@ final class ConfigurationRun {
                 : -1;
     }
 
-    /** Samples of (time, processed records, the JVM's CPU time) taken every {@value #SAMPLE_MILLIS} ms. */
+    /**
+     * Samples of (time, processed records, the JVM's CPU time, the counting task's CPU time) taken
+     * every {@value #SAMPLE_MILLIS} ms.
+     */
     private final class Timeline {
         private final RunChannel channel;
+        private final TaskThreadCpu taskCpu;
         private final List<long[]> samples = new ArrayList<>();
 
-        Timeline(RunChannel channel) {
+        Timeline(RunChannel channel, TaskThreadCpu taskCpu) {
             this.channel = channel;
+            this.taskCpu = taskCpu;
         }
 
         /** Sleeps one sample period, records a sample and shows it on the progress line. */
@@ -368,7 +374,7 @@ final class ConfigurationRun {
             Thread.sleep(SAMPLE_MILLIS);
             long now = System.nanoTime();
             long processed = channel.processed();
-            samples.add(new long[] {now, processed, processCpuNanos()});
+            samples.add(new long[] {now, processed, processCpuNanos(), taskCpu.nanos()});
             progress.update(
                     String.format(
                             Locale.ROOT,
@@ -431,15 +437,19 @@ final class ConfigurationRun {
         }
 
         /**
-         * The JVM's CPU time per record, in microseconds, over the window of {@link #rateSince};
-         * -1 if the JVM does not report its CPU time or no record was processed.
+         * CPU time per record, in microseconds, over the window of {@link #rateSince}: the JVM's
+         * ({@code clock} 2) or the counting task's ({@code clock} 3); -1 if it was not measured
+         * at both ends of the window or no record was processed.
          */
-        double cpuMicrosPerRecordSince(long from) {
+        double cpuMicrosPerRecordSince(long from, int clock) {
             long[][] window = window(from, samples.get(samples.size() - 1)[0]);
-            if (window == null || window[0][2] < 0 || window[1][1] <= window[0][1]) {
+            if (window == null
+                    || window[0][clock] < 0
+                    || window[1][clock] < window[0][clock]
+                    || window[1][1] <= window[0][1]) {
                 return -1;
             }
-            return (window[1][2] - window[0][2]) / 1e3 / (window[1][1] - window[0][1]);
+            return (window[1][clock] - window[0][clock]) / 1e3 / (window[1][1] - window[0][1]);
         }
 
         /** The first sample at or after {@code from} and the last at or before {@code to}, or null. */

@@ -43,7 +43,7 @@ final class ResultFiles {
         try (PrintWriter out = new PrintWriter(file, StandardCharsets.UTF_8)) {
             out.println(
                     "job,backend,storage,status,verified,records_processed,throughput_records_per_s,"
-                            + "cpu_us_per_record,checkpoints_completed,checkpoints_failed,checkpoint_p50_ms,checkpoint_p99_ms,"
+                            + "cpu_us_per_record,task_cpu_us_per_record,checkpoints_completed,checkpoints_failed,checkpoint_p50_ms,checkpoint_p99_ms,"
                             + "sync_p50_ms,sync_p99_ms,start_delay_p99_ms,incremental_bytes_per_checkpoint,full_bytes_per_checkpoint,"
                             + "incremental_bytes_total,storage_bytes_written,storage_bytes_in_use,heap_bytes,"
                             + "recovery_first_record_ms,recovery_full_throughput_ms,round");
@@ -57,7 +57,8 @@ final class ResultFiles {
                                 Boolean.toString(r.verified),
                                 Long.toString(r.recordsProcessed),
                                 String.format(Locale.ROOT, "%.0f", r.throughput),
-                                r.cpuMicrosPerRecord < 0 ? "-1" : String.format(Locale.ROOT, "%.3f", r.cpuMicrosPerRecord),
+                                csvMicros(r.cpuMicrosPerRecord),
+                                csvMicros(r.taskCpuMicrosPerRecord),
                                 Integer.toString(c.completed),
                                 Integer.toString(c.failed),
                                 Long.toString(c.durationP50Ms),
@@ -76,6 +77,10 @@ final class ResultFiles {
                                 Integer.toString(r.round)));
             }
         }
+    }
+
+    private static String csvMicros(double micros) {
+        return micros < 0 ? "-1" : String.format(Locale.ROOT, "%.3f", micros);
     }
 
     private static void writeBandwidthCsv(File file, Map<String, Double> bandwidth) throws IOException {
@@ -171,23 +176,25 @@ final class ResultFiles {
     static String table(List<RunResult> results) {
         boolean repeated = RoundsTable.repeated(results);
         StringBuilder t = new StringBuilder();
-        t.append("| job | backend | storage | verified | records/s | CPU µs / record | checkpoints | ckpt p50 ms | ckpt p99 ms ")
+        t.append("| job | backend | storage | verified | records/s | CPU µs / record | task CPU µs / record "
+                        + "| checkpoints | ckpt p50 ms | ckpt p99 ms ")
                 .append("| sync p50 ms | sync p99 ms | start delay p99 ms | incremental / ckpt | full / ckpt | written to storage ")
                 .append("| on storage (steady) | heap | recovery: first record ms | recovery: full throughput ms |")
                 .append(repeated ? " round |\n" : "\n");
-        t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
                 .append(repeated ? "---:|\n" : "\n");
         for (RunResult r : results) {
             CheckpointFigures c = r.checkpoints;
             t.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n",
+                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n",
                     r.job,
                     r.backend,
                     r.storage,
                     r.ran() ? (r.verified ? "yes" : "**NO**") : r.status.startsWith("unavailable") ? "not run" : "**failed**",
                     Format.count(r.throughput),
                     Format.micros(r.cpuMicrosPerRecord),
+                    Format.micros(r.taskCpuMicrosPerRecord),
                     r.ran() ? c.completed + (c.failed > 0 ? " (+" + c.failed + " failed)" : "") : "-",
                     Format.millis(c.durationP50Ms),
                     Format.millis(c.durationP99Ms),

@@ -28,6 +28,8 @@ public final class RunResult {
      * window as {@link #throughput}: what a record costs, whatever share of the machine the run got.
      */
     public double cpuMicrosPerRecord = -1;
+    /** The part of {@link #cpuMicrosPerRecord} that the thread of the counting task spent. */
+    public double taskCpuMicrosPerRecord = -1;
     public CheckpointFigures checkpoints = CheckpointFigures.none();
     public long storageBytesWritten = -1;
     public long storageBytesInUse = -1;

@@ -22,6 +22,12 @@ public interface BenchJob {
         return spec.generator.firstPassRecords();
     }
 
+    /**
+     * The name of the stateful operator whose processed records the run counts: the name its task
+     * thread starts with, whose CPU time the harness reports per record.
+     */
+    String countingOperator();
+
     /** Compares what the job reported to {@code channel} with what the generator implies. */
     Verification verify(JobSpec spec, RunChannel channel);
 

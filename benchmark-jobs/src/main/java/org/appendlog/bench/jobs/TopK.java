@@ -34,6 +34,8 @@ import java.util.Map;
  */
 public final class TopK implements BenchJob {
 
+    private static final String COUNTING = "count-per-window";
+
     public static void main(String[] args) throws Exception {
         JobMain.run(new TopK(), args);
     }
@@ -41,6 +43,11 @@ public final class TopK implements BenchJob {
     @Override
     public String name() {
         return "topk";
+    }
+
+    @Override
+    public String countingOperator() {
+        return COUNTING;
     }
 
     @Override
@@ -53,8 +60,8 @@ public final class TopK implements BenchJob {
                 .keyBy(word -> word)
                 .window(TumblingEventTimeWindows.of(Duration.ofMillis(spec.windowRecords)))
                 .aggregate(new CountInWindow(runId), new WindowCount())
-                .name("count-per-window")
-                .uid("count-per-window")
+                .name(COUNTING)
+                .uid(COUNTING)
                 .keyBy(count -> count.f1)
                 .process(new TopKPerWindow(spec.topK))
                 .name("top-k-per-window")

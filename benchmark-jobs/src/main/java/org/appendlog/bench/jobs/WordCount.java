@@ -22,6 +22,8 @@ import org.apache.flink.util.Collector;
  */
 public final class WordCount implements BenchJob {
 
+    private static final String COUNTING = "count-per-word";
+
     public static void main(String[] args) throws Exception {
         JobMain.run(new WordCount(), args);
     }
@@ -32,12 +34,17 @@ public final class WordCount implements BenchJob {
     }
 
     @Override
+    public String countingOperator() {
+        return COUNTING;
+    }
+
+    @Override
     public void build(StreamExecutionEnvironment env, JobSpec spec, String runId) {
         BenchJob.words(env, spec, runId)
                 .keyBy(word -> word)
                 .process(new CountPerWord(runId))
-                .name("count-per-word")
-                .uid("count-per-word")
+                .name(COUNTING)
+                .uid(COUNTING)
                 .addSink(new LatestCountSink(runId, spec.generator.vocabulary()))
                 .name("latest-count")
                 .uid("latest-count");
