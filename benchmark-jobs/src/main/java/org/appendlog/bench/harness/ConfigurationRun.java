@@ -159,8 +159,10 @@ final class ConfigurationRun {
                 }
             }
             result.throughput = timeline.rateSince(first + runNanos / 2);
-            result.cpuMicrosPerRecord = timeline.cpuMicrosPerRecordSince(first + runNanos / 2, 2);
-            result.taskCpuMicrosPerRecord = timeline.cpuMicrosPerRecordSince(first + runNanos / 2, 3);
+            result.cpuMicrosPerRecord =
+                    timeline.cpuMicrosPerRecordSince(first + runNanos / 2, Timeline.JVM_CPU);
+            result.taskCpuMicrosPerRecord =
+                    timeline.cpuMicrosPerRecordSince(first + runNanos / 2, Timeline.TASK_CPU);
 
             result.heapBytes = liveHeap() - heapAtStart;
             if (scanner != null) {
@@ -360,6 +362,10 @@ final class ConfigurationRun {
      * every {@value #SAMPLE_MILLIS} ms.
      */
     private final class Timeline {
+        /** Where a sample holds the JVM's CPU time, and the counting task's. */
+        static final int JVM_CPU = 2;
+        static final int TASK_CPU = 3;
+
         private final RunChannel channel;
         private final TaskThreadCpu taskCpu;
         private final List<long[]> samples = new ArrayList<>();
@@ -438,7 +444,7 @@ final class ConfigurationRun {
 
         /**
          * CPU time per record, in microseconds, over the window of {@link #rateSince}: the JVM's
-         * ({@code clock} 2) or the counting task's ({@code clock} 3); -1 if it was not measured
+         * ({@link #JVM_CPU}) or the counting task's ({@link #TASK_CPU}); -1 if it was not measured
          * at both ends of the window or no record was processed.
          */
         double cpuMicrosPerRecordSince(long from, int clock) {
