@@ -158,11 +158,11 @@ final class ConfigurationRun {
                     throw new IllegalStateException("no checkpoint completed within 120 s after the measured run");
                 }
             }
-            result.throughput = timeline.rateSince(first + runNanos / 2);
-            result.cpuMicrosPerRecord =
-                    timeline.cpuMicrosPerRecordSince(first + runNanos / 2, Timeline.JVM_CPU);
+            long secondHalf = first + runNanos / 2;
+            result.throughput = timeline.rateSince(secondHalf);
+            result.cpuMicrosPerRecord = timeline.cpuMicrosPerRecordSince(secondHalf, Timeline.JVM_CPU);
             result.taskCpuMicrosPerRecord =
-                    timeline.cpuMicrosPerRecordSince(first + runNanos / 2, Timeline.TASK_CPU);
+                    timeline.cpuMicrosPerRecordSince(secondHalf, Timeline.TASK_CPU);
 
             result.heapBytes = liveHeap() - heapAtStart;
             if (scanner != null) {

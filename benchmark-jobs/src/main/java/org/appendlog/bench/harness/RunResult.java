@@ -25,7 +25,8 @@ public final class RunResult {
     /**
      * CPU time of the whole JVM (the job's threads, Flink's, the backend's, garbage collection, and
      * the in-JVM HDFS or HBase mini cluster) per record processed, in microseconds, over the same
-     * window as {@link #throughput}: what a record costs, whatever share of the machine the run got.
+     * window as {@link #throughput}. It leaves out the time the run waited for a core, not the time
+     * it waited for memory, so on a shared machine it moves with the rate too.
      */
     public double cpuMicrosPerRecord = -1;
     /** The part of {@link #cpuMicrosPerRecord} that the thread of the counting task spent. */
