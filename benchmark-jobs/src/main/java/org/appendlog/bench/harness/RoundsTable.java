@@ -14,7 +14,9 @@ import java.util.function.ToDoubleFunction;
  * and the median of its ratio to checkpointing off in the same round: a ratio of two runs minutes
  * apart moves by a fifth or more, the median of several pairs much less. The same for the CPU time
  * per record of the whole JVM and of the counting task's thread, which do not count the time a run
- * waited for a core.
+ * waited for a core. The throughput ratio also gets an interval that holds its true median with at
+ * least 95 % confidence, from the order statistics alone (no assumption about how the rounds
+ * spread), so whether a configuration reaches a target ratio is read from the run, not guessed.
  */
 final class RoundsTable {
 
@@ -36,12 +38,15 @@ final class RoundsTable {
         }
         StringBuilder t = new StringBuilder();
         t.append("Throughput in each round (records/s), its median, and the median of its ratio to"
-                + " checkpointing off in the same round; then the same medians for the CPU time"
-                + " per record of the whole JVM and of the counting task's thread:\n\n");
+                + " checkpointing off in the same round with the interval that holds the true median"
+                + " ratio with at least 95 % confidence (from six rounds on); then the same medians"
+                + " for the CPU time per record of the whole JVM and of the counting task's"
+                + " thread:\n\n");
         t.append("| job | backend | storage | records/s by round | median | median ratio to off "
+                + "| 95 % interval of the median ratio "
                 + "| CPU µs / record, median | median CPU ratio to off "
                 + "| task CPU µs / record, median | median task CPU ratio to off |\n");
-        t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+        t.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (List<RunResult> runs : byConfiguration.values()) {
             RunResult first = runs.get(0);
             List<String> perRound = new ArrayList<>();
@@ -53,13 +58,14 @@ final class RoundsTable {
             Medians taskCpu = new Medians(results, runs, r -> r.taskCpuMicrosPerRecord);
             t.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                     first.job,
                     first.backend,
                     first.storage,
                     String.join(", ", perRound),
                     throughput.median(Format::count),
                     throughput.ratio(),
+                    throughput.ratioInterval(),
                     cpu.median(Format::micros),
                     cpu.ratio(),
                     taskCpu.median(Format::micros),
@@ -99,6 +105,13 @@ final class RoundsTable {
                     ? "-"
                     : String.format(Locale.ROOT, "%.2fx", RoundsTable.median(ratios));
         }
+
+        String ratioInterval() {
+            double[] interval = medianInterval(ratios);
+            return interval == null
+                    ? "-"
+                    : String.format(Locale.ROOT, "%.2fx-%.2fx", interval[0], interval[1]);
+        }
     }
 
     private static RunResult offInSameRound(List<RunResult> results, RunResult run) {
@@ -111,6 +124,36 @@ final class RoundsTable {
             }
         }
         return null;
+    }
+
+    /**
+     * The k-th smallest and k-th largest of {@code values}, with k the largest such that both
+     * bound the true median with at least 95 % confidence: the median lies below the k-th smallest
+     * only if fewer than k of n values fall below it, which has the binomial(n, 1/2) probability
+     * of fewer than k successes, and likewise above. Null below six values, where even the
+     * smallest and largest bound it with less.
+     */
+    static double[] medianInterval(List<Double> values) {
+        int n = values.size();
+        int k = 0;
+        // P(fewer than k+1 of n fall below the median), summed in log space so that no term
+        // underflows however many rounds there are
+        double logTerm = n * Math.log(0.5);
+        double below = 0;
+        while (k < n / 2) {
+            below += Math.exp(logTerm);
+            if (below > 0.025) {
+                break;
+            }
+            k++;
+            logTerm += Math.log((n - k + 1) / (double) k);
+        }
+        if (k == 0) {
+            return null;
+        }
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        return new double[] {sorted.get(k - 1), sorted.get(n - k)};
     }
 
     static double median(List<Double> values) {

@@ -2,6 +2,7 @@ package org.appendlog.bench.harness;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,8 +24,8 @@ class RoundsTableTest {
         // appendlog's throughput median is its own middle value (1.00 M) while the median ratio
         // pairs each run with off in its round: 0.90, 0.50, 0.95 -> 0.90
         assertThat(table)
-                .contains("| wordcount | off (no checkpoints) | - | 1.00 M, 2.00 M, 1.20 M | 1.20 M | - | - | - | - | - |")
-                .contains("| wordcount | appendlog | local | 900.0 k, 1.00 M, 1.14 M | 1.00 M | 0.90x | - | - | - | - |");
+                .contains("| wordcount | off (no checkpoints) | - | 1.00 M, 2.00 M, 1.20 M | 1.20 M | - | - | - | - | - | - |")
+                .contains("| wordcount | appendlog | local | 900.0 k, 1.00 M, 1.14 M | 1.00 M | 0.90x | - | - | - | - | - |");
     }
 
     @Test
@@ -41,8 +42,8 @@ class RoundsTableTest {
         // with off in its round: 1.25, 3.00, 1.10 -> 1.25; the task's, measured in two rounds:
         // 1.20 and 1.50 -> 1.35, ratios 1.20 and 1.50 -> 1.35x; off's own ratios are not shown
         assertThat(RoundsTable.table(results))
-                .contains("| wordcount | off (no checkpoints) | - | 1.00 M, 1.00 M, 1.00 M | 1.00 M | - | 2.00 | - | 1.00 | - |")
-                .contains("| wordcount | appendlog | local | 900.0 k, 900.0 k, 900.0 k | 900.0 k | 0.90x | 2.50 | 1.25x | 1.35 | 1.35x |");
+                .contains("| wordcount | off (no checkpoints) | - | 1.00 M, 1.00 M, 1.00 M | 1.00 M | - | - | 2.00 | - | 1.00 | - |")
+                .contains("| wordcount | appendlog | local | 900.0 k, 900.0 k, 900.0 k | 900.0 k | 0.90x | - | 2.50 | 1.25x | 1.35 | 1.35x |");
         assertThat(ResultFiles.table(results))
                 .contains("| CPU µs / record | task CPU µs / record |")
                 .contains("| wordcount | appendlog | local | **NO** | 900.0 k | 2.50 | 1.20 | ")
@@ -60,7 +61,7 @@ class RoundsTableTest {
                 failed);
 
         assertThat(RoundsTable.table(results))
-                .contains("| wordcount | appendlog | local | 800.0 k, failed | 800.0 k | 0.80x | - | - | - | - |");
+                .contains("| wordcount | appendlog | local | 800.0 k, failed | 800.0 k | 0.80x | - | - | - | - | - |");
     }
 
     @Test
@@ -72,6 +73,41 @@ class RoundsTableTest {
         assertThat(ResultFiles.table(List.of(run(1, "hashmap", "local", 1), run(2, "hashmap", "local", 1))))
                 .contains("| round |")
                 .contains(" 2 |\n");
+    }
+
+    @Test
+    void theRatioHasAnIntervalForItsMedianFromSixRoundsOn() {
+        List<RunResult> results = new ArrayList<>();
+        double[] ratios = {0.70, 0.95, 0.84, 0.80, 1.05, 0.90};
+        for (int i = 0; i < ratios.length; i++) {
+            results.add(run(i + 1, RunResult.CHECKPOINTING_OFF, "-", 1_000_000));
+            results.add(run(i + 1, "appendlog", "local", 1_000_000 * ratios[i]));
+        }
+
+        // six rounds: only the smallest and largest ratio bound the median with 95 % (96.9 %)
+        assertThat(RoundsTable.table(results)).contains("| 0.87x | 0.70x-1.05x |");
+        // five rounds: even those bound it with only 93.8 %
+        assertThat(RoundsTable.table(results.subList(0, 10))).contains("| 0.84x | - |");
+    }
+
+    @Test
+    void theIntervalNarrowsToInnerOrderStatisticsAsRoundsAccumulate() {
+        List<Double> ten = List.of(10.0, 1.0, 9.0, 2.0, 8.0, 3.0, 7.0, 4.0, 6.0, 5.0);
+        List<Double> twelve = new ArrayList<>(ten);
+        twelve.addAll(List.of(11.0, 12.0));
+        List<Double> fifty = new ArrayList<>();
+        for (int i = 1; i <= 50; i++) {
+            fifty.add((double) i);
+        }
+
+        // n = 10: P(B(10, 1/2) <= 1) = 1.1 % <= 2.5 % < P(<= 2) = 5.5 %: the 2nd and 9th values
+        assertThat(RoundsTable.medianInterval(ten)).containsExactly(2.0, 9.0);
+        // n = 12: P(<= 2) = 1.9 % <= 2.5 % < P(<= 3) = 7.3 %: the 3rd and 10th
+        assertThat(RoundsTable.medianInterval(twelve)).containsExactly(3.0, 10.0);
+        // n = 50: the 18th and 33rd (P(<= 17) = 1.6 %, P(<= 18) = 3.2 %)
+        assertThat(RoundsTable.medianInterval(fifty)).containsExactly(18.0, 33.0);
+        assertThat(RoundsTable.medianInterval(List.of(1.0, 2.0, 3.0, 4.0, 5.0))).isNull();
+        assertThat(RoundsTable.medianInterval(List.of())).isNull();
     }
 
     @Test
