@@ -136,8 +136,8 @@ final class RoundsTable {
     static double[] medianInterval(List<Double> values) {
         int n = values.size();
         int k = 0;
-        // P(fewer than k+1 of n fall below the median), summed in log space so that no term
-        // underflows however many rounds there are
+        // below: P(fewer than k+1 of n fall below the median); each binomial term is computed
+        // in log space so that none underflows however many rounds there are
         double logTerm = n * Math.log(0.5);
         double below = 0;
         while (k < n / 2) {
