@@ -57,9 +57,9 @@ public final class HBaseCheckpointStorageOptions {
                                     + " WAL edit reaches the file system before the write is"
                                     + " acknowledged), FSYNC_WAL (also forced to disk), ASYNC_WAL"
                                     + " (the WAL is written in the background: a region server"
-                                    + " crash can lose the last writes), SKIP_WAL (no WAL: a region"
-                                    + " server crash loses everything not yet flushed; logged as a"
-                                    + " warning).");
+                                    + " crash can lose the last writes; logged as a warning),"
+                                    + " SKIP_WAL (no WAL: a region server crash loses everything"
+                                    + " not yet flushed; logged as a warning).");
 
     public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
             ConfigOptions.key(PREFIX + "write-buffer-size")

@@ -128,10 +128,29 @@ class HBaseCheckpointStorageFactoryTest {
     }
 
     @Test
-    void otherDurabilitiesDoNotWarn() {
+    void asyncWalIsAcceptedWithAWarning() {
         Configuration conf = valid();
         conf.set(HBaseCheckpointStorageOptions.DURABILITY, WalDurability.ASYNC_WAL);
-        new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+        HBaseCheckpointStorage storage =
+                new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+
+        assertThat(storage.toString()).contains("ASYNC_WAL");
+        assertThat(factoryLog.getMessages())
+                .singleElement()
+                .asString()
+                .contains("ASYNC_WAL")
+                .contains("region server crash can lose the last rows")
+                .contains("flink_checkpoints")
+                .contains(HBaseCheckpointStorageOptions.DURABILITY.key());
+    }
+
+    @Test
+    void walDurabilitiesThatSurviveARegionServerCrashDoNotWarn() {
+        for (WalDurability durability : new WalDurability[] {WalDurability.SYNC_WAL, WalDurability.FSYNC_WAL}) {
+            Configuration conf = valid();
+            conf.set(HBaseCheckpointStorageOptions.DURABILITY, durability);
+            new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+        }
         assertThat(factoryLog.getMessages()).isEmpty();
     }
 
