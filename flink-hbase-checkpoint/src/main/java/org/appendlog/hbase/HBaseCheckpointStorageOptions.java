@@ -77,7 +77,9 @@ public final class HBaseCheckpointStorageOptions {
                     .withDescription(
                             "Largest cell a state stream is split into. Must stay below the"
                                     + " server's 'hbase.server.keyvalue.maxsize' and the client's"
-                                    + " 'hbase.client.keyvalue.maxsize' (10 MB by default).");
+                                    + " 'hbase.client.keyvalue.maxsize' (10 MB by default) by 1 kb"
+                                    + " for the row key and cell header; a chunk size above the"
+                                    + " client's limit fails the job's start.");
 
     public static final ConfigOption<Integer> SALT_BUCKETS =
             ConfigOptions.key(PREFIX + "salt-buckets")
