@@ -94,14 +94,14 @@ class DeployedWordCountITCase {
                     && latest.path("completed").path("id").asLong() > restored.path("id").asLong();
         });
         assertThat(checkpoints(first).path("latest").path("restored").path("external_path").asText())
-                .startsWith(POINTER_PREFIX + first + "/chk-");
+                .matches(POINTER_PREFIX + first + "/run-[0-9a-f]{16}/chk-[0-9]+");
 
         // 3. Cancel; the latest completed checkpoint is retained in HBase, its log segments on HDFS.
         assertThat(finalCounts(out)).as("the job is still reading when it is cancelled").hasSizeLessThan(WORDS);
         cluster.flink("cancel", first);
         waitFor(first + " cancelled", Duration.ofSeconds(60), () -> "CANCELED".equals(jobState(first)));
         String pointer = retainedCheckpoint(first);
-        assertThat(pointer).startsWith(POINTER_PREFIX + first + "/chk-");
+        assertThat(pointer).matches(POINTER_PREFIX + first + "/run-[0-9a-f]{16}/chk-[0-9]+");
         assertThat(cluster.listHdfs("/flink/appendlog/" + first))
                 .as("the appendlog state backend's log of the job on HDFS")
                 .isNotEmpty();

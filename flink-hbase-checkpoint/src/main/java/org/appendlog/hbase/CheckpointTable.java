@@ -1,10 +1,12 @@
 package org.appendlog.hbase;
 
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableExistsException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -55,6 +57,14 @@ final class CheckpointTable implements Closeable {
 
     private static final int DELETE_BATCH = 1000;
 
+    /** HBase client's largest cell (HBase's {@code ConnectionConfiguration}), 10 MB by default. */
+    private static final String MAX_CELL_SIZE_KEY = "hbase.client.keyvalue.maxsize";
+
+    private static final long DEFAULT_MAX_CELL_SIZE = 10 * 1024 * 1024;
+
+    /** Above a chunk's row key (about 130 bytes), family, qualifier and cell header. */
+    private static final int CELL_OVERHEAD = 1024;
+
     /** How often a delete starts over after interrupts arrived during it, at most. */
     private static final int MAX_INTERRUPTED_DELETES = 10;
 
@@ -71,10 +81,14 @@ final class CheckpointTable implements Closeable {
         this.keys = keys;
     }
 
-    /** Connects and creates the table (pre-split, one version per cell) if it is missing. Blocking. */
+    /**
+     * Connects and creates the table (pre-split, one version per cell) if it is missing. Blocking.
+     * Fails first if the client would refuse a full chunk.
+     */
     static CheckpointTable connect(HBaseStorageSettings settings) throws IOException {
-        Connection connection =
-                ConnectionFactory.createConnection(settings.client.toHBaseConfiguration());
+        Configuration conf = settings.client.toHBaseConfiguration();
+        checkChunkFitsACell(settings, conf);
+        Connection connection = ConnectionFactory.createConnection(conf);
         try {
             TableName name = TableName.valueOf(settings.table);
             byte[] family = Bytes.toBytes(settings.columnFamily);
@@ -89,6 +103,36 @@ final class CheckpointTable implements Closeable {
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
+        }
+    }
+
+    /**
+     * HBase's client refuses a put with a cell above {@code hbase.client.keyvalue.maxsize},
+     * counting the cell's key and header too. Without this check the first full chunk, at the
+     * first checkpoint with a large state, would fail instead of the job's start.
+     */
+    private static void checkChunkFitsACell(HBaseStorageSettings settings, Configuration conf)
+            throws IOException {
+        long maxCell = conf.getLong(MAX_CELL_SIZE_KEY, DEFAULT_MAX_CELL_SIZE);
+        if (maxCell > 0 && settings.chunkSize + CELL_OVERHEAD > maxCell) {
+            throw new IOException(
+                    "'"
+                            + HBaseCheckpointStorageOptions.CHUNK_SIZE.key()
+                            + "' is "
+                            + settings.chunkSize
+                            + " bytes, but the HBase client refuses cells above '"
+                            + MAX_CELL_SIZE_KEY
+                            + "' = "
+                            + maxCell
+                            + " bytes, which counts up to "
+                            + CELL_OVERHEAD
+                            + " bytes of row key and cell header here. Set '"
+                            + HBaseCheckpointStorageOptions.CHUNK_SIZE.key()
+                            + "' to at most "
+                            + (maxCell - CELL_OVERHEAD)
+                            + " bytes, or raise '"
+                            + MAX_CELL_SIZE_KEY
+                            + "' (and 'hbase.server.keyvalue.maxsize' on the region servers).");
         }
     }
 
@@ -178,17 +222,31 @@ final class CheckpointTable implements Closeable {
         return put;
     }
 
-    /** Marks a fully written (and flushed) metadata stream as complete by storing its length. */
-    void commitLength(String streamKey, long length, Durability durability) throws IOException {
+    /** The row that records a stream's length, written after (or with) its last chunk. */
+    Put lengthPut(String streamKey, long length, Durability durability) {
         Put put = new Put(keys.lengthRow(streamKey));
         put.addColumn(family, DATA_QUALIFIER, Bytes.toBytes(length));
         put.setDurability(durability);
+        return put;
+    }
+
+    /**
+     * Marks a fully written (and flushed) metadata stream as complete by storing its length,
+     * unless a length is stored already. Returns whether this call stored it.
+     */
+    boolean commitLengthIfAbsent(String streamKey, long length, Durability durability)
+            throws IOException {
+        Put put = lengthPut(streamKey, length, durability);
         try (Table table = connection.getTable(tableName)) {
-            table.put(put);
+            return table.checkAndMutate(
+                            CheckAndMutate.newBuilder(put.getRow())
+                                    .ifNotExists(family, DATA_QUALIFIER)
+                                    .build(put))
+                    .isSuccess();
         }
     }
 
-    /** The committed length of a stream, or null if {@link #commitLength} never completed for it. */
+    /** The recorded length of a stream, or null if none was (a metadata stream never committed). */
     @Nullable
     Long committedLength(String streamKey) throws IOException {
         try (Table table = connection.getTable(tableName)) {
@@ -217,6 +275,21 @@ final class CheckpointTable implements Closeable {
             Chunk chunk = new Chunk(RowKeys.offsetOf(result.getRow()), result.getValue(family, DATA_QUALIFIER));
             return chunk.contains(position) ? chunk : null;
         }
+    }
+
+    /**
+     * The key, as text, of the chunk row that should hold byte {@code position} of the stream: the
+     * one starting where the chunks below the position end. For errors about a missing chunk.
+     */
+    String missingChunkRow(String streamKey, long position) throws IOException {
+        long start = 0;
+        try (Table table = connection.getTable(tableName)) {
+            Result below = lastChunkAtOrBelow(table, streamKey, keys.chunkRow(streamKey, position), true);
+            if (below != null) {
+                start = RowKeys.offsetOf(below.getRow()) + below.getValue(family, DATA_QUALIFIER).length;
+            }
+        }
+        return Bytes.toString(keys.chunkRow(streamKey, start));
     }
 
     /** The stream's length as stored (end of its last chunk). */

@@ -120,11 +120,20 @@ final class ChunkedStreamWriter {
         }
     }
 
-    /** Writes the last chunk, flushes, and returns the stream length. The stream is then durable. */
-    synchronized long finish() throws IOException {
+    /**
+     * Writes the last chunk, flushes, and returns the stream length. The stream is then durable.
+     *
+     * @param withLengthRow whether the stream's length row goes with the last chunk, in the same
+     *     flush; readers compare it with the chunks they find. A metadata stream commits its
+     *     length row itself, after this.
+     */
+    synchronized long finish(boolean withLengthRow) throws IOException {
         ensureNotDiscarded();
         if (buffered > 0) {
             shipChunk();
+        }
+        if (withLengthRow && mutator != null) {
+            mutator.mutate(table.lengthPut(streamKey, written, durability));
         }
         if (mutator != null) {
             flushMutator();

@@ -2,13 +2,17 @@ package org.appendlog.hbase;
 
 import org.apache.flink.api.common.JobID;
 
+import javax.annotation.Nullable;
+
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * External pointers of checkpoints in HBase: {@code hbase://<table>/<job-id>/chk-<n>}, the string
- * a user passes to {@code flink run -s}. A pointer to the checkpoint's {@code _metadata} is
- * accepted too, as Flink accepts both for file system checkpoints.
+ * External pointers of checkpoints in HBase: {@code hbase://<table>/<job-id>/<run>/chk-<n>} (see
+ * {@link RunId}), the string a user passes to {@code flink run -s}. A pointer to the checkpoint's
+ * {@code _metadata} is accepted too, as Flink accepts both for file system checkpoints. Pointers
+ * without the run, {@code hbase://<table>/<job-id>/chk-<n>}, as older versions of this storage
+ * wrote them, resolve to the rows those versions wrote.
  */
 final class HBaseCheckpointPointer {
 
@@ -16,17 +20,23 @@ final class HBaseCheckpointPointer {
 
     private static final Pattern POINTER =
             Pattern.compile(
-                    "hbase://([^/]+)/([0-9a-fA-F]{32})/chk-([0-9]+)(?:/(?:"
+                    "hbase://([^/]+)/([0-9a-fA-F]{32})/(?:("
+                            + RunId.REGEX
+                            + ")/)?chk-([0-9]+)(?:/(?:"
                             + RowKeys.METADATA_STREAM
                             + ")?)?");
 
     final String table;
     final JobID jobId;
+    /** Null in pointers of older versions, whose rows have no run in their keys. */
+    @Nullable final String run;
     final long checkpointId;
 
-    private HBaseCheckpointPointer(String table, JobID jobId, long checkpointId) {
+    private HBaseCheckpointPointer(
+            String table, JobID jobId, @Nullable String run, long checkpointId) {
         this.table = table;
         this.jobId = jobId;
+        this.run = run;
         this.checkpointId = checkpointId;
     }
 
@@ -41,16 +51,17 @@ final class HBaseCheckpointPointer {
                     "'"
                             + pointer
                             + "' is not an HBase checkpoint pointer; expected"
-                            + " hbase://<table>/<job-id>/chk-<n>");
+                            + " hbase://<table>/<job-id>/run-<16 hex digits>/chk-<n>");
         }
         return new HBaseCheckpointPointer(
                 matcher.group(1),
                 JobID.fromHexString(matcher.group(2).toLowerCase()),
-                Long.parseLong(matcher.group(3)));
+                matcher.group(3),
+                Long.parseLong(matcher.group(4)));
     }
 
-    static HBaseCheckpointPointer of(String table, JobID jobId, long checkpointId) {
-        return new HBaseCheckpointPointer(table, jobId, checkpointId);
+    static HBaseCheckpointPointer of(String table, JobID jobId, String run, long checkpointId) {
+        return new HBaseCheckpointPointer(table, jobId, run, checkpointId);
     }
 
     /** The URI of any key in a table; also the path of the state handles that point at rows. */
@@ -59,7 +70,7 @@ final class HBaseCheckpointPointer {
     }
 
     String checkpointDirectory() {
-        return RowKeys.checkpointDirectory(jobId, checkpointId);
+        return RowKeys.checkpointDirectory(jobId, run, checkpointId);
     }
 
     @Override

@@ -14,7 +14,7 @@ import java.io.IOException;
  * One state stream of a checkpoint. Streams up to the inline threshold become a {@link
  * ByteStreamStateHandle} inside the metadata; larger ones are written as chunk rows and become a
  * {@link FileStateHandle} on their {@code hbase://} path, returned only after HBase acknowledged
- * every chunk.
+ * every chunk and the row that records the stream's length.
  */
 final class HBaseCheckpointStateOutputStream extends CheckpointStateOutputStream {
 
@@ -68,7 +68,7 @@ final class HBaseCheckpointStateOutputStream extends CheckpointStateOutputStream
             return new ByteStreamStateHandle(writer.uri(), writer.bufferedBytes());
         }
         try {
-            long length = writer.finish();
+            long length = writer.finish(true);
             return new FileStateHandle(new Path(writer.uri()), length);
         } catch (IOException | RuntimeException e) {
             writer.discard();

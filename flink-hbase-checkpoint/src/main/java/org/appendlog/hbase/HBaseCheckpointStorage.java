@@ -46,8 +46,9 @@ public final class HBaseCheckpointStorage implements CheckpointStorage {
     }
 
     /**
-     * Resolves {@code hbase://<table>/<job-id>/chk-<n>} pointers to retained checkpoints, and any
-     * other pointer as a file system savepoint or checkpoint directory.
+     * Resolves {@code hbase://<table>/<job-id>/<run>/chk-<n>} pointers (and those without a run,
+     * of older versions) to retained checkpoints, and any other pointer as a file system savepoint
+     * or checkpoint directory.
      */
     @Override
     public CompletedCheckpointStorageLocation resolveCheckpoint(String pointer) throws IOException {

@@ -32,6 +32,8 @@ final class HBaseCheckpointStorageAccess extends AbstractFsCheckpointStorageAcce
     private final HBaseCheckpointStorage storage;
     private final HBaseStorageSettings settings;
     private final JobID jobId;
+    /** The run of the checkpoints this access creates (on the job manager). */
+    private final String run;
     /** Used on the job manager, which creates, disposes and discards the job's checkpoints. */
     private final FailedCheckpointDirectories failedCheckpoints;
 
@@ -40,10 +42,21 @@ final class HBaseCheckpointStorageAccess extends AbstractFsCheckpointStorageAcce
             HBaseStorageSettings settings,
             JobID jobId,
             @Nullable Path savepointDirectory) {
+        this(storage, settings, jobId, savepointDirectory, RunId.random());
+    }
+
+    /** With a given run: tests use it to make two accesses share one. */
+    HBaseCheckpointStorageAccess(
+            HBaseCheckpointStorage storage,
+            HBaseStorageSettings settings,
+            JobID jobId,
+            @Nullable Path savepointDirectory,
+            String run) {
         super(jobId, savepointDirectory);
         this.storage = storage;
         this.settings = settings;
         this.jobId = jobId;
+        this.run = run;
         this.failedCheckpoints = new FailedCheckpointDirectories(settings);
     }
 
@@ -60,7 +73,14 @@ final class HBaseCheckpointStorageAccess extends AbstractFsCheckpointStorageAcce
 
     @Override
     public CheckpointStorageLocation initializeLocationForCheckpoint(long checkpointId) {
-        return new HBaseCheckpointStorageLocation(settings, jobId, checkpointId, failedCheckpoints);
+        return location(run, checkpointId);
+    }
+
+    private HBaseCheckpointStorageLocation location(String run, long checkpointId) {
+        return new HBaseCheckpointStorageLocation(
+                settings,
+                HBaseCheckpointPointer.of(settings.table, jobId, run, checkpointId),
+                failedCheckpoints);
     }
 
     @Override
@@ -89,11 +109,16 @@ final class HBaseCheckpointStorageAccess extends AbstractFsCheckpointStorageAcce
     @Override
     public CheckpointStreamFactory resolveCheckpointStorageLocation(
             long checkpointId, CheckpointStorageLocationReference reference) throws IOException {
+        // Flink's tasks get the reference of the job manager's location, which names its run.
+        // Callers without one (tests of state backends) write under this access's own run.
         if (reference.isDefaultReference()) {
-            return new HBaseCheckpointStorageLocation(
-                    settings, jobId, checkpointId, failedCheckpoints);
+            return location(run, checkpointId);
         }
-        // Only savepoints carry a reference: the path of their directory.
+        String referencedRun = RunId.fromReference(reference);
+        if (referencedRun != null) {
+            return location(referencedRun, checkpointId);
+        }
+        // Otherwise a savepoint's reference: the path of its directory.
         Path path = decodePathFromReference(reference);
         return fileSystemLocation(path.getFileSystem(), path, reference);
     }

@@ -8,6 +8,8 @@ import org.apache.flink.runtime.state.CheckpointStorageFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 /**
  * Creates the {@link HBaseCheckpointStorage} from {@code state.checkpoint-storage:
  * org.appendlog.hbase.HBaseCheckpointStorageFactory} and the {@code
@@ -22,18 +24,35 @@ public final class HBaseCheckpointStorageFactory
     public HBaseCheckpointStorage createFromConfig(ReadableConfig config, ClassLoader classLoader)
             throws IllegalConfigurationException {
         HBaseStorageSettings settings = HBaseStorageSettings.fromConfig(config);
-        if (settings.durability == WalDurability.SKIP_WAL) {
+        String risk = walRisk(settings.durability);
+        if (risk != null) {
             LOG.warn(
-                    "Checkpoints to HBase table '{}' are written with SKIP_WAL: a region server"
-                            + " crash loses every checkpoint row not yet flushed to disk, and a"
-                            + " restore from such a checkpoint fails. Use SYNC_WAL ('{}') unless"
-                            + " losing checkpoints is acceptable.",
+                    "Checkpoints to HBase table '{}' are written with {}: {}, and a restore from"
+                            + " such a checkpoint fails. Use SYNC_WAL ('{}') unless losing"
+                            + " checkpoints is acceptable.",
                     settings.table,
+                    settings.durability,
+                    risk,
                     HBaseCheckpointStorageOptions.DURABILITY.key());
         }
         String savepointDirectory = config.get(CheckpointingOptions.SAVEPOINT_DIRECTORY);
         HBaseCheckpointStorage storage = new HBaseCheckpointStorage(settings, savepointDirectory);
         LOG.debug("Checkpoint storage is {}", storage);
         return storage;
+    }
+
+    /** What a region server crash can cost a completed checkpoint, or null if nothing. */
+    @Nullable
+    private static String walRisk(WalDurability durability) {
+        switch (durability) {
+            case SKIP_WAL:
+                return "a region server crash loses every checkpoint row not yet flushed to disk";
+            case ASYNC_WAL:
+                return "HBase acknowledges a write before its WAL edit is written, so a region"
+                        + " server crash can lose the last rows of a checkpoint that Flink already"
+                        + " counts as completed";
+            default:
+                return null;
+        }
     }
 }

@@ -1,6 +1,5 @@
 package org.appendlog.hbase;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.state.CheckpointMetadataOutputStream;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStorageLocation;
@@ -16,12 +15,16 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Where one checkpoint's state goes: exclusive streams under {@code <job>/chk-<n>/}, shared ones
- * (incremental RocksDB files, owned by Flink's shared state registry) under {@code <job>/shared/}
- * so that deleting a checkpoint never deletes state a later checkpoint still uses.
+ * Where one checkpoint's state goes: exclusive streams under {@code <job>/<run>/chk-<n>/}, shared
+ * ones (incremental RocksDB files, owned by Flink's shared state registry) under {@code
+ * <job>/shared/} so that deleting a checkpoint never deletes state a later checkpoint still uses.
  *
- * <p>The location is computed from the job and checkpoint id alone, so the task managers get the
- * default reference and build the same object.
+ * <p>The location is computed from the job, the run and the checkpoint id; the run reaches the
+ * task managers in the location reference, from which they build the same object.
+ *
+ * <p>A directory whose metadata another run committed is never written into nor deleted: the run
+ * makes that impossible unless two runs drew the same id, and then the commit (conditional on the
+ * metadata being absent) and the checks below fail the checkpoint instead.
  */
 final class HBaseCheckpointStorageLocation implements CheckpointStorageLocation {
 
@@ -29,25 +32,24 @@ final class HBaseCheckpointStorageLocation implements CheckpointStorageLocation 
 
     private final HBaseStorageSettings settings;
     private final HBaseCheckpointPointer pointer;
-    private final JobID jobId;
     private final FailedCheckpointDirectories failedCheckpoints;
+    /** Set once this location's metadata was committed: its rows are this run's to delete. */
+    private volatile boolean committed;
 
     HBaseCheckpointStorageLocation(
             HBaseStorageSettings settings,
-            JobID jobId,
-            long checkpointId,
+            HBaseCheckpointPointer pointer,
             FailedCheckpointDirectories failedCheckpoints) {
         this.settings = settings;
-        this.jobId = jobId;
+        this.pointer = pointer;
         this.failedCheckpoints = failedCheckpoints;
-        this.pointer = HBaseCheckpointPointer.of(settings.table, jobId, checkpointId);
     }
 
     @Override
     public CheckpointStateOutputStream createCheckpointStateOutputStream(CheckpointedStateScope scope) {
         String directory =
                 scope == CheckpointedStateScope.SHARED
-                        ? RowKeys.sharedDirectory(jobId)
+                        ? RowKeys.sharedDirectory(pointer.jobId)
                         : pointer.checkpointDirectory();
         return new HBaseCheckpointStateOutputStream(settings, directory + "/" + UUID.randomUUID());
     }
@@ -64,22 +66,50 @@ final class HBaseCheckpointStorageLocation implements CheckpointStorageLocation 
                 "The HBase checkpoint storage cannot duplicate state handles");
     }
 
+    /** Fails, before any metadata row is written, if another run committed this checkpoint. */
     @Override
-    public CheckpointMetadataOutputStream createMetadataOutputStream() {
-        return new HBaseMetadataOutputStream(settings, pointer, failedCheckpoints);
+    public CheckpointMetadataOutputStream createMetadataOutputStream() throws IOException {
+        if (committedByAnotherRun()) {
+            throw HBaseMetadataOutputStream.committedByAnotherRun(pointer);
+        }
+        return new HBaseMetadataOutputStream(
+                settings, pointer, failedCheckpoints, () -> committed = true);
     }
 
     @Override
     public void disposeOnFailure() throws IOException {
+        String directory = pointer.checkpointDirectory();
+        boolean othersCommit;
+        try {
+            othersCommit = committedByAnotherRun();
+        } catch (IOException e) {
+            // HBase did not answer: the next sweep deletes the rows once it does.
+            failedCheckpoints.add(directory);
+            throw e;
+        }
+        if (othersCommit) {
+            LOG.warn(
+                    "Not deleting the rows of failed checkpoint {}: another run committed a"
+                            + " checkpoint in the same HBase rows",
+                    pointer);
+            return;
+        }
         // Remembered first: if the delete fails, the next sweep tries again.
-        failedCheckpoints.add(pointer.checkpointDirectory());
-        int rows = CheckpointTables.open(settings).deleteDirectory(pointer.checkpointDirectory());
+        failedCheckpoints.add(directory);
+        int rows = CheckpointTables.open(settings).deleteDirectory(directory);
         LOG.debug("Disposed failed checkpoint {}: deleted {} rows", pointer, rows);
+    }
+
+    private boolean committedByAnotherRun() throws IOException {
+        return !committed
+                && CheckpointTables.open(settings)
+                                .committedLength(RowKeys.metadataStream(pointer.checkpointDirectory()))
+                        != null;
     }
 
     @Override
     public CheckpointStorageLocationReference getLocationReference() {
-        return CheckpointStorageLocationReference.getDefault();
+        return RunId.reference(pointer.run);
     }
 
     @Override

@@ -57,9 +57,9 @@ public final class HBaseCheckpointStorageOptions {
                                     + " WAL edit reaches the file system before the write is"
                                     + " acknowledged), FSYNC_WAL (also forced to disk), ASYNC_WAL"
                                     + " (the WAL is written in the background: a region server"
-                                    + " crash can lose the last writes), SKIP_WAL (no WAL: a region"
-                                    + " server crash loses everything not yet flushed; logged as a"
-                                    + " warning).");
+                                    + " crash can lose the last writes; logged as a warning),"
+                                    + " SKIP_WAL (no WAL: a region server crash loses everything"
+                                    + " not yet flushed; logged as a warning).");
 
     public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
             ConfigOptions.key(PREFIX + "write-buffer-size")
@@ -77,7 +77,9 @@ public final class HBaseCheckpointStorageOptions {
                     .withDescription(
                             "Largest cell a state stream is split into. Must stay below the"
                                     + " server's 'hbase.server.keyvalue.maxsize' and the client's"
-                                    + " 'hbase.client.keyvalue.maxsize' (10 MB by default).");
+                                    + " 'hbase.client.keyvalue.maxsize' (10 MB by default) by 1 kb"
+                                    + " for the row key and cell header; a chunk size above the"
+                                    + " client's limit fails the job's start.");
 
     public static final ConfigOption<Integer> SALT_BUCKETS =
             ConfigOptions.key(PREFIX + "salt-buckets")

@@ -8,7 +8,8 @@ import java.io.IOException;
 /**
  * Writes a checkpoint's {@code _metadata} as chunk rows, then commits it with a length row. Only
  * a committed metadata stream makes the checkpoint resolvable, so a job manager that dies while
- * writing it leaves no half checkpoint behind a pointer.
+ * writing it leaves no half checkpoint behind a pointer. The commit is conditional on the length
+ * row being absent: it never replaces the commit of another run.
  */
 final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
 
@@ -17,15 +18,18 @@ final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
     private final String metadataKey;
     private final ChunkedStreamWriter writer;
     private final FailedCheckpointDirectories failedCheckpoints;
+    private final Runnable onCommitted;
     private volatile boolean closed;
 
     HBaseMetadataOutputStream(
             HBaseStorageSettings settings,
             HBaseCheckpointPointer pointer,
-            FailedCheckpointDirectories failedCheckpoints) {
+            FailedCheckpointDirectories failedCheckpoints,
+            Runnable onCommitted) {
         this.settings = settings;
         this.pointer = pointer;
         this.failedCheckpoints = failedCheckpoints;
+        this.onCommitted = onCommitted;
         this.metadataKey = RowKeys.metadataStream(pointer.checkpointDirectory());
         this.writer = new ChunkedStreamWriter(settings, metadataKey);
     }
@@ -60,18 +64,43 @@ final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
     public CompletedCheckpointStorageLocation closeAndFinalizeCheckpoint() throws IOException {
         ensureOpen();
         closed = true;
+        boolean committed;
+        long length;
         try {
-            long length = writer.finish();
-            CheckpointTables.open(settings)
-                    .commitLength(metadataKey, length, settings.durability.toHBase());
-            return new HBaseCompletedCheckpointStorageLocation(
-                    settings, pointer, length, failedCheckpoints);
+            length = writer.finish(false);
+            committed =
+                    CheckpointTables.open(settings)
+                            .commitLengthIfAbsent(
+                                    metadataKey, length, settings.durability.toHBase());
         } catch (IOException | RuntimeException e) {
             // Deletes the chunks unless finish() succeeded; then only the commit failed, and the
             // rows go with the failed checkpoint's directory (disposeOnFailure, and the sweep).
             writer.discard();
             throw new IOException("Could not write the metadata of checkpoint " + pointer, e);
         }
+        if (!committed) {
+            // Its chunks share their keys with ours: deleting them would delete the other's.
+            throw committedByAnotherRun(pointer);
+        }
+        onCommitted.run();
+        return new HBaseCompletedCheckpointStorageLocation(
+                settings, pointer, length, failedCheckpoints);
+    }
+
+    /** The error of a checkpoint whose metadata rows another run committed. */
+    static IOException committedByAnotherRun(HBaseCheckpointPointer pointer) {
+        return new IOException(
+                "HBase table '"
+                        + pointer.table
+                        + "' already holds the committed metadata of checkpoint "
+                        + pointer.checkpointId
+                        + " of job "
+                        + pointer.jobId
+                        + " ("
+                        + pointer
+                        + "), written by another run of the job under the same run id. The"
+                        + " checkpoint fails and its rows stay as they are: they belong to the"
+                        + " other run.");
     }
 
     @Override

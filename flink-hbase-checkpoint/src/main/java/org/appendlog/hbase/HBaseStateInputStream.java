@@ -2,6 +2,8 @@ package org.appendlog.hbase;
 
 import org.apache.flink.core.fs.FSDataInputStream;
 
+import javax.annotation.Nullable;
+
 import java.io.FileNotFoundException;
 import java.io.IOException;
 
@@ -9,19 +11,30 @@ import java.io.IOException;
  * Reads a chunked state stream back as one seekable stream, fetching one chunk at a time.
  * Restores of keyed state seek to key-group offsets; a seek only moves the position, the chunk
  * holding it is fetched on the next read.
+ *
+ * <p>The stream ends at its recorded length: a position below it that no chunk row holds is a
+ * lost row, and the read fails naming it, instead of ending the stream early. Streams written
+ * by older versions have no length row; they end after their last chunk.
  */
 final class HBaseStateInputStream extends FSDataInputStream {
 
     private final CheckpointTable table;
     private final String streamKey;
+    /** Null for streams without a length row. */
+    @Nullable private final Long length;
 
     private long position;
     private CheckpointTable.Chunk chunk;
     private boolean closed;
 
-    private HBaseStateInputStream(CheckpointTable table, String streamKey, CheckpointTable.Chunk first) {
+    private HBaseStateInputStream(
+            CheckpointTable table,
+            String streamKey,
+            @Nullable Long length,
+            @Nullable CheckpointTable.Chunk first) {
         this.table = table;
         this.streamKey = streamKey;
+        this.length = length;
         this.chunk = first;
     }
 
@@ -30,14 +43,19 @@ final class HBaseStateInputStream extends FSDataInputStream {
      * stream without rows has been deleted.
      */
     static HBaseStateInputStream open(CheckpointTable table, String streamKey) throws IOException {
+        Long length = table.committedLength(streamKey);
         CheckpointTable.Chunk first = table.chunkAt(streamKey, 0);
-        if (first == null) {
+        if (first == null && length == null) {
             throw new FileNotFoundException(
                     "State stream "
                             + HBaseCheckpointPointer.uri(table.name(), streamKey)
                             + " has no rows in HBase (discarded, or its checkpoint never completed)");
         }
-        return new HBaseStateInputStream(table, streamKey, first);
+        HBaseStateInputStream stream = new HBaseStateInputStream(table, streamKey, length, first);
+        if (first == null && length > 0) {
+            throw stream.missingChunk();
+        }
+        return stream;
     }
 
     @Override
@@ -95,7 +113,25 @@ final class HBaseStateInputStream extends FSDataInputStream {
         } catch (IOException e) {
             throw new IOException("Could not read " + uri() + " at offset " + position, e);
         }
+        if (chunk == null && length != null && position < length) {
+            throw missingChunk();
+        }
         return chunk != null;
+    }
+
+    private IOException missingChunk() throws IOException {
+        return new IOException(
+                "State stream "
+                        + uri()
+                        + " has lost a chunk: its recorded length is "
+                        + length
+                        + " bytes, but no row of HBase table '"
+                        + table.name()
+                        + "' holds byte "
+                        + position
+                        + "; missing row '"
+                        + table.missingChunkRow(streamKey, position)
+                        + "'");
     }
 
     private void ensureOpen() throws IOException {

@@ -4,13 +4,15 @@ import org.apache.flink.api.common.JobID;
 
 import org.apache.hadoop.hbase.util.Bytes;
 
+import javax.annotation.Nullable;
+
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The row key layout of the checkpoint table.
  *
- * <p>Every state stream has a key such as {@code <job-id>/chk-7/<uuid>} (the path of its {@code
+ * <p>Every state stream has a key such as {@code <job-id>/<run>/chk-7/<uuid>} (the path of its {@code
  * hbase://<table>/...} URI). Its bytes are stored in chunk rows
  *
  * <pre>{@code <salt>/<stream key>/<start offset, 16 hex digits>}</pre>
@@ -37,8 +39,12 @@ final class RowKeys {
         this.saltBuckets = saltBuckets;
     }
 
-    static String checkpointDirectory(JobID job, long checkpointId) {
-        return job + "/chk-" + checkpointId;
+    /**
+     * {@code <job-id>/<run>/chk-<n>}; {@code <job-id>/chk-<n>} without a run (rows of older
+     * versions). Neither is a prefix of the other, so no delete of one reaches the other's rows.
+     */
+    static String checkpointDirectory(JobID job, @Nullable String run, long checkpointId) {
+        return (run == null ? job.toString() : job + "/" + run) + "/chk-" + checkpointId;
     }
 
     static String sharedDirectory(JobID job) {

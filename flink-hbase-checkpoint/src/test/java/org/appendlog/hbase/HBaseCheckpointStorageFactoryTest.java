@@ -12,6 +12,8 @@ import org.apache.flink.testutils.logging.LoggerAuditingExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.event.Level;
 
 import java.nio.file.Files;
@@ -112,26 +114,32 @@ class HBaseCheckpointStorageFactoryTest {
                 .hasMessageContaining("SYNC_WAL, FSYNC_WAL, ASYNC_WAL, SKIP_WAL");
     }
 
-    @Test
-    void skipWalIsAcceptedWithAWarning() {
+    /** Both can lose rows of a completed checkpoint in a region server crash. */
+    @ParameterizedTest
+    @EnumSource(value = WalDurability.class, names = {"SKIP_WAL", "ASYNC_WAL"})
+    void walDurabilitiesThatCanLoseRowsAreAcceptedWithAWarning(WalDurability durability) {
         Configuration conf = valid();
-        conf.set(HBaseCheckpointStorageOptions.DURABILITY, WalDurability.SKIP_WAL);
+        conf.set(HBaseCheckpointStorageOptions.DURABILITY, durability);
         HBaseCheckpointStorage storage =
                 new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
 
-        assertThat(storage.toString()).contains("SKIP_WAL");
+        assertThat(storage.toString()).contains(durability.name());
         assertThat(factoryLog.getMessages())
                 .singleElement()
                 .asString()
-                .contains("SKIP_WAL")
-                .contains("flink_checkpoints");
+                .contains("written with " + durability.name())
+                .contains("region server crash")
+                .contains("flink_checkpoints")
+                .contains(HBaseCheckpointStorageOptions.DURABILITY.key());
     }
 
     @Test
-    void otherDurabilitiesDoNotWarn() {
-        Configuration conf = valid();
-        conf.set(HBaseCheckpointStorageOptions.DURABILITY, WalDurability.ASYNC_WAL);
-        new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+    void walDurabilitiesThatSurviveARegionServerCrashDoNotWarn() {
+        for (WalDurability durability : new WalDurability[] {WalDurability.SYNC_WAL, WalDurability.FSYNC_WAL}) {
+            Configuration conf = valid();
+            conf.set(HBaseCheckpointStorageOptions.DURABILITY, durability);
+            new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+        }
         assertThat(factoryLog.getMessages()).isEmpty();
     }
 
@@ -171,11 +179,28 @@ class HBaseCheckpointStorageFactoryTest {
     @Test
     void pointersRoundTrip() {
         org.apache.flink.api.common.JobID job = new org.apache.flink.api.common.JobID();
-        String pointer = HBaseCheckpointPointer.of("t", job, 42).toString();
-        assertThat(pointer).isEqualTo("hbase://t/" + job + "/chk-42");
+        String run = RunId.random();
+        String pointer = HBaseCheckpointPointer.of("t", job, run, 42).toString();
+        assertThat(pointer).isEqualTo("hbase://t/" + job + "/" + run + "/chk-42");
         HBaseCheckpointPointer parsed = HBaseCheckpointPointer.parse(pointer + "/_metadata");
         assertThat(parsed.table).isEqualTo("t");
         assertThat(parsed.jobId).isEqualTo(job);
+        assertThat(parsed.run).isEqualTo(run);
         assertThat(parsed.checkpointId).isEqualTo(42);
+        assertThat(parsed.checkpointDirectory()).isEqualTo(job + "/" + run + "/chk-42");
+
+        // As older versions wrote them, without a run.
+        HBaseCheckpointPointer older = HBaseCheckpointPointer.parse("hbase://t/" + job + "/chk-7");
+        assertThat(older.run).isNull();
+        assertThat(older.checkpointDirectory()).isEqualTo(job + "/chk-7");
+    }
+
+    @Test
+    void theRunReachesTheTasksInTheLocationReference() {
+        String run = RunId.random();
+        assertThat(run).matches(RunId.REGEX).isNotEqualTo(RunId.random());
+        assertThat(RunId.fromReference(RunId.reference(run))).isEqualTo(run);
+        assertThat(RunId.fromReference(org.apache.flink.runtime.state.CheckpointStorageLocationReference.getDefault()))
+                .isNull();
     }
 }

@@ -11,6 +11,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -21,6 +22,7 @@ import org.apache.flink.runtime.checkpoint.CheckpointStatsCounts;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.testutils.CommonTestUtils;
@@ -29,9 +31,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.util.function.FunctionWithException;
 import org.apache.flink.util.function.SupplierWithException;
 
 import org.apache.hadoop.hbase.client.Connection;
+import org.appendlog.hbase.faults.ReliabilityLog;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -79,6 +84,8 @@ class HBaseCheckpointStorageJobITCase {
                             .setNumberSlotsPerTaskManager(2)
                             .setConfiguration(clusterConfig())
                             .build());
+
+    private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("hbase-job-id");
 
     private static final String TABLE = "jobs_it";
     private static final int PARALLELISM = 2;
@@ -294,7 +301,7 @@ class HBaseCheckpointStorageJobITCase {
                                     storage.resolveCheckpoint(restored.getExternalPath())));
                     rowBytes.set(
                             TableRows.streamBytes(
-                                    hbase(), TABLE, job + "/chk-" + restored.getCheckpointId() + "/"));
+                                    hbase(), TABLE, TableRows.directoryOf(restored.getExternalPath())));
                     return true;
                 });
         client.getJobExecutionResult().get();
@@ -348,7 +355,7 @@ class HBaseCheckpointStorageJobITCase {
         // it is an hbase:// stream whose chunk rows hold exactly its length.
         assertThat(restoredStats.get().getCheckpointId()).isEqualTo(restored.id);
         assertThat(restoredStats.get().getExternalPath())
-                .isEqualTo("hbase://" + TABLE + "/" + job + "/chk-" + restored.id);
+                .matches("hbase://" + TABLE + "/" + job + "/run-[0-9a-f]{16}/chk-" + restored.id);
         assertThat(inFlight.get()).as("in-flight streams of the restored checkpoint").isNotEmpty();
         assertThat(inFlightBytes)
                 .as("bytes of the restored checkpoint's in-flight streams")
@@ -400,28 +407,19 @@ class HBaseCheckpointStorageJobITCase {
         CompletedCheckpointStats retained =
                 cluster.getExecutionGraph(job).get().getCheckpointStatsSnapshot().getHistory().getLatestCompletedCheckpoint();
         String pointer = retained.getExternalPath();
-        assertThat(pointer).isEqualTo("hbase://" + TABLE + "/" + job + "/chk-" + retained.getCheckpointId());
+        assertThat(pointer)
+                .matches("hbase://" + TABLE + "/" + job + "/run-[0-9a-f]{16}/chk-" + retained.getCheckpointId());
+        String retainedRows = TableRows.directoryOf(pointer);
         long countedBeforeCancel = CountingJob.RECORDS_COUNTED.get();
         assertThat(countedBeforeCancel).isLessThan(records);
         // Only the retained checkpoint's rows are left: the subsumed ones were deleted.
         waitUntil(
                 () -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).stream()
-                        .allMatch(row -> row.contains("/chk-" + retained.getCheckpointId() + "/")
-                                || row.contains("/shared/")));
+                        .allMatch(row -> row.contains(retainedRows) || row.contains("/shared/")));
 
-        CountingJob.reset();
-        Configuration second = jobConfig(backend);
-        second.set(StateRecoveryOptions.SAVEPOINT_PATH, pointer);
-        StreamExecutionEnvironment restored = environment(second);
-        CountingJob.build(restored, records, 5_000, 0);
-        restored.execute("restored on " + backend + " from " + pointer);
-
-        assertThat(CountingJob.MAX_COUNT_PER_KEY).isEqualTo(CountingJob.expectedCounts(records));
-        // The new job resumed: it counted only what the retained checkpoint had not seen.
-        assertThat(CountingJob.RECORDS_COUNTED.get()).isLessThan(records).isGreaterThan(0);
+        resumeToTheEndWithExactCounts(backend, pointer, records);
         // NO_CLAIM restore: the retained checkpoint still belongs to the user.
-        assertThat(TableRows.rowsContaining(hbase(), TABLE, job + "/chk-" + retained.getCheckpointId() + "/"))
-                .isNotEmpty();
+        assertThat(TableRows.rowsContaining(hbase(), TABLE, retainedRows)).isNotEmpty();
     }
 
     @Test
@@ -441,14 +439,138 @@ class HBaseCheckpointStorageJobITCase {
         assertThat(savepoint).contains(savepoints.toString());
         assertThat(Files.size(Path.of(URI.create(savepoint)).resolve("_metadata"))).isPositive();
 
+        resumeToTheEndWithExactCounts("hashmap", savepoint, records);
+    }
+
+    /**
+     * Runs the counting job of {@code records} from {@code pointer} to its end: every key's count
+     * must be exact, and the job must have resumed, counting only what the state had not seen.
+     */
+    private static void resumeToTheEndWithExactCounts(String backend, String pointer, long records)
+            throws Exception {
         CountingJob.reset();
-        Configuration restore = jobConfig("hashmap");
-        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        StreamExecutionEnvironment restored = environment(restore);
+        Configuration conf = jobConfig(backend);
+        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, pointer);
+        StreamExecutionEnvironment restored = environment(conf);
         CountingJob.build(restored, records, 5_000, 0);
-        restored.execute("restored from " + savepoint);
+        restored.execute("restored on " + backend + " from " + pointer);
 
         assertThat(CountingJob.MAX_COUNT_PER_KEY).isEqualTo(CountingJob.expectedCounts(records));
-        assertThat(CountingJob.RECORDS_COUNTED.get()).isLessThan(records);
+        assertThat(CountingJob.RECORDS_COUNTED.get()).isLessThan(records).isGreaterThan(0);
+    }
+
+    /**
+     * Application mode with high availability derives the job id from the cluster id, so a fresh
+     * deployment that does not restore runs under the job id of the one before and numbers its
+     * checkpoints from 1 again. Three deployments, each its own Flink mini cluster: the first is
+     * cancelled with its latest checkpoint retained; the second runs under the same job id, twice
+     * as many records, past that checkpoint's number (so its own checkpoint of that number is
+     * subsumed) and is cancelled, which discards the rest of its checkpoints; the third restores
+     * the first one's pointer. The retained rows must be untouched, byte for byte, and the
+     * restore exact: a restore of the second run's state would end at twice the counts.
+     */
+    @Test
+    void aRunUnderAReusedJobIdLeavesTheRetainedCheckpointsOfTheRunBeforeIntact(
+            @InjectMiniCluster MiniCluster shared) throws Exception {
+        long records = 6_000;
+        JobID job = new JobID();
+        Configuration first = jobConfig("hashmap");
+        first.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, job.toHexString());
+        first.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        CompletedCheckpointStats retained =
+                onFreshDeployment(
+                        shared,
+                        flink -> {
+                            StreamExecutionEnvironment env = environment(first);
+                            CountingJob.build(env, records, 1_000, 0);
+                            JobClient client = env.executeAsync("first run");
+                            assertThat(client.getJobID()).isEqualTo(job);
+                            waitUntil(() -> CountingJob.RECORDS_COUNTED.get() > 500);
+                            long before = completedCheckpoints(flink, job);
+                            waitUntil(() -> completedCheckpoints(flink, job) >= before + 2);
+                            client.cancel().get();
+                            waitUntil(() -> client.getJobStatus().get() == JobStatus.CANCELED);
+                            return flink.getExecutionGraph(job).get().getCheckpointStatsSnapshot()
+                                    .getHistory().getLatestCompletedCheckpoint();
+                        });
+        String pointer = retained.getExternalPath();
+        String directory = TableRows.directoryOf(pointer);
+        // Cancelling discards the subsumed checkpoints asynchronously: wait until only the
+        // retained one is left, then take its rows as they are.
+        waitUntil(
+                () -> TableRows.rowsContaining(hbase(), TABLE, job.toString()).stream()
+                        .allMatch(row -> row.contains(directory)));
+        List<String> retainedRows = TableRows.rowsContaining(hbase(), TABLE, directory);
+        Map<String, Long> retainedBytes = TableRows.streamBytes(hbase(), TABLE, directory);
+        assertThat(retainedBytes).isNotEmpty();
+
+        CountingJob.reset();
+        Configuration second = jobConfig("hashmap");
+        second.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, job.toHexString());
+        long secondCheckpoints =
+                onFreshDeployment(
+                        shared,
+                        flink -> {
+                            StreamExecutionEnvironment env = environment(second);
+                            CountingJob.build(env, 2 * records, 1_000, 0);
+                            JobClient client = env.executeAsync("second run, same job id");
+                            assertThat(client.getJobID()).isEqualTo(job);
+                            waitUntil(
+                                    () -> completedCheckpoints(flink, job)
+                                            >= retained.getCheckpointId() + 2);
+                            client.cancel().get();
+                            waitUntil(() -> client.getJobStatus().get() == JobStatus.CANCELED);
+                            return completedCheckpoints(flink, job);
+                        });
+        // The second run's checkpoints go when it is cancelled; then only the retained rows stay.
+        List<String> left =
+                rowsLeftOf(job, row -> row.contains(directory) || row.contains("/shared/"));
+
+        assertThat(TableRows.rowsContaining(hbase(), TABLE, directory))
+                .as("rows of the retained checkpoint %s after a second run under its job id", pointer)
+                .isEqualTo(retainedRows);
+        assertThat(TableRows.streamBytes(hbase(), TABLE, directory)).isEqualTo(retainedBytes);
+        assertThat(left).allMatch(row -> row.contains(directory));
+
+        resumeToTheEndWithExactCounts("hashmap", pointer, records);
+        RELIABILITY.record(
+                "a second run under the job id of a cancelled one (no restore) completes "
+                        + secondCheckpoints
+                        + " checkpoints, past the number of the first run's retained checkpoint "
+                        + retained.getCheckpointId()
+                        + ", and is cancelled",
+                "the retained checkpoint's "
+                        + retainedRows.size()
+                        + " rows are unchanged, byte for byte; restoring its pointer counts the"
+                        + " remaining "
+                        + CountingJob.RECORDS_COUNTED.get()
+                        + " records and ends with the exact count of every key");
+    }
+
+    /**
+     * Runs {@code run} on a Flink mini cluster of its own, as a new deployment would be; then
+     * jobs go to the {@code shared} cluster of the class again.
+     */
+    private static <T> T onFreshDeployment(
+            MiniCluster shared, FunctionWithException<MiniCluster, T, Exception> run)
+            throws Exception {
+        MiniCluster flink =
+                new MiniCluster(
+                        new MiniClusterConfiguration.Builder()
+                                .setConfiguration(clusterConfig())
+                                .setNumTaskManagers(1)
+                                .setNumSlotsPerTaskManager(PARALLELISM)
+                                .build());
+        flink.start();
+        TestStreamEnvironment.setAsContext(flink, PARALLELISM);
+        try {
+            return run.apply(flink);
+        } finally {
+            TestStreamEnvironment.unsetAsContext();
+            flink.close();
+            TestStreamEnvironment.setAsContext(shared, PARALLELISM);
+        }
     }
 }

@@ -28,6 +28,8 @@ import org.apache.flink.runtime.testutils.CommonTestUtils;
 
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,6 +43,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -132,9 +135,11 @@ class HBaseCheckpointStreamsITCase {
         assertThat(handle).isInstanceOf(FileStateHandle.class);
         assertThat(handle.getStateSize()).isEqualTo(original.length);
         assertThat(((FileStateHandle) handle).getFilePath().toString())
-                .startsWith("hbase://" + TABLE + "/" + job + "/chk-1/");
-        // 25 MB in the default 2 MB chunks: 13 cells, each far below HBase's 10 MB cell limit.
-        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(13);
+                .matches("hbase://" + TABLE + "/" + job + "/run-[0-9a-f]{16}/chk-1/.*")
+                .startsWith(location + "/");
+        // 25 MB in the default 2 MB chunks: 13 cells, each far below HBase's 10 MB cell limit,
+        // and the row of the stream's length.
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(14);
         assertThat(readAll(handle)).isEqualTo(original);
 
         // Restores seek to key-group offsets: positions inside, at and across chunk borders.
@@ -223,7 +228,9 @@ class HBaseCheckpointStreamsITCase {
                     out);
             pointer = out.closeAndFinalizeCheckpoint().getExternalPointer();
         }
-        assertThat(pointer).isEqualTo("hbase://" + TABLE + "/" + job + "/chk-5");
+        assertThat(pointer)
+                .isEqualTo(location.toString())
+                .matches("hbase://" + TABLE + "/" + job + "/run-[0-9a-f]{16}/chk-5");
 
         // As a job restoring from the pointer would: resolve it, read the metadata with Flink's
         // own deserializer, then read the state through the handle that came out of it.
@@ -245,7 +252,7 @@ class HBaseCheckpointStreamsITCase {
 
         // Discard as Flink's CompletedCheckpoint does: state first, then metadata and location.
         restored.discardState();
-        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-5/"))
+        assertThat(TableRows.rowsContaining(connection, TABLE, TableRows.directoryOf(pointer)))
                 .allMatch(row -> row.contains("/_metadata/"));
         resolved.disposeStorageLocation();
         assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).isEmpty();
@@ -357,7 +364,8 @@ class HBaseCheckpointStreamsITCase {
                 write(
                         location.createCheckpointStateOutputStream(CheckpointedStateScope.SHARED),
                         randomBytes(8000, 4));
-        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(8000);
+        // And the row of the stream's length.
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(8001);
 
         Thread discarding = Thread.currentThread();
         AtomicBoolean discarded = new AtomicBoolean();
@@ -415,11 +423,12 @@ class HBaseCheckpointStreamsITCase {
         StreamStateHandle shared =
                 write(location.createCheckpointStateOutputStream(CheckpointedStateScope.SHARED), randomBytes(MB, 3));
         StreamStateHandle taskOwned = write(access.createTaskOwnedStateStream(), randomBytes(MB, 4));
-        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(3);
+        // A chunk and a length row each.
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(6);
 
         location.disposeOnFailure();
 
-        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-9/")).isEmpty();
+        assertThat(TableRows.rowsContaining(connection, TABLE, TableRows.directoryOf(location))).isEmpty();
         assertThat(readAll(shared)).isEqualTo(randomBytes(MB, 3));
         assertThat(readAll(taskOwned)).isEqualTo(randomBytes(MB, 4));
         assertThatThrownBy(() -> readAll(exclusive)).isInstanceOf(IOException.class);
@@ -438,24 +447,103 @@ class HBaseCheckpointStreamsITCase {
         CheckpointStorageAccess jobManager = access(job);
         CheckpointStorageAccess taskManager = access(job);
         CompletedCheckpointStorageLocation completed = complete(jobManager, 6);
-        jobManager.initializeLocationForCheckpoint(7).disposeOnFailure();
+        CheckpointStorageLocation failed = jobManager.initializeLocationForCheckpoint(7);
+        failed.disposeOnFailure();
         CheckpointStreamFactory failedOnTheTask =
-                taskManager.resolveCheckpointStorageLocation(
-                        7, CheckpointStorageLocationReference.getDefault());
+                taskManager.resolveCheckpointStorageLocation(7, failed.getLocationReference());
         StreamStateHandle late =
                 write(
                         failedOnTheTask.createCheckpointStateOutputStream(
                                 CheckpointedStateScope.EXCLUSIVE),
                         randomBytes(MB, 7));
         CompletedCheckpointStorageLocation retained = complete(jobManager, 8);
-        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-7/")).hasSize(1);
+        String failedRows = TableRows.directoryOf(failed);
+        assertThat(TableRows.rowsContaining(connection, TABLE, failedRows)).hasSize(2);
 
         completed.disposeStorageLocation();
 
-        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-6/")).isEmpty();
-        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-7/")).isEmpty();
+        assertThat(TableRows.rowsContaining(connection, TABLE, TableRows.directoryOf(completed.getExternalPointer()))).isEmpty();
+        assertThat(TableRows.rowsContaining(connection, TABLE, failedRows)).isEmpty();
         assertThatThrownBy(() -> readAll(late)).isInstanceOf(IOException.class);
         assertThat(readAll(retained.getMetadataHandle())).isEqualTo(randomBytes(MB, 8));
+    }
+
+    /**
+     * Two accesses that drew the same run (one chance in 2^64; forced here) under one job id: the
+     * second never replaces nor deletes the checkpoint the first committed. Its metadata stream
+     * fails before writing a row, or, opened before the first one's commit, at its own commit
+     * (conditional on the metadata being absent); its failure disposal deletes nothing.
+     */
+    @Test
+    void aCheckpointThatAnotherRunCommittedIsNeitherReplacedNorDeleted() throws Exception {
+        JobID job = new JobID();
+        HBaseCheckpointStorage storage = storage(new Configuration());
+        HBaseStorageSettings settings = HBaseStorageSettings.fromConfig(HBASE.storageOptions(TABLE));
+        String run = RunId.random();
+        CheckpointStorageAccess first = new HBaseCheckpointStorageAccess(storage, settings, job, null, run);
+        CheckpointStorageAccess second = new HBaseCheckpointStorageAccess(storage, settings, job, null, run);
+        CheckpointStorageLocation racing = second.initializeLocationForCheckpoint(3);
+        CheckpointMetadataOutputStream openedBeforeTheCommit = racing.createMetadataOutputStream();
+
+        CompletedCheckpointStorageLocation committed = complete(first, 3);
+        List<String> rows = TableRows.rowsContaining(connection, TABLE, TableRows.directoryOf(committed.getExternalPointer()));
+
+        assertThatThrownBy(openedBeforeTheCommit::closeAndFinalizeCheckpoint)
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("'" + TABLE + "'")
+                .hasMessageContaining("checkpoint 3 of job " + job);
+        CheckpointStorageLocation late = second.initializeLocationForCheckpoint(3);
+        assertThatThrownBy(late::createMetadataOutputStream)
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("'" + TABLE + "'")
+                .hasMessageContaining("checkpoint 3 of job " + job);
+        racing.disposeOnFailure();
+        late.disposeOnFailure();
+
+        assertThat(TableRows.rowsContaining(connection, TABLE, TableRows.directoryOf(committed.getExternalPointer())))
+                .isEqualTo(rows);
+        assertThat(readAll(storage.resolveCheckpoint(committed.getExternalPointer()).getMetadataHandle()))
+                .isEqualTo(randomBytes(MB, 3));
+    }
+
+    /**
+     * Pointers without a run, as older versions wrote them, resolve to their rows ({@code
+     * <job-id>/chk-<n>/}), streams without a length row read to their last chunk, and a run's
+     * checkpoint of the same number and job, completed and disposed, leaves those rows alone.
+     */
+    @Test
+    void pointersWithoutARunStillResolveAndNoRunReachesTheirRows() throws Exception {
+        JobID job = new JobID();
+        HBaseCheckpointStorage storage = storage(new Configuration());
+        HBaseStorageSettings settings = HBaseStorageSettings.fromConfig(HBASE.storageOptions(TABLE));
+        String olderPointer = "hbase://" + TABLE + "/" + job + "/chk-4";
+        CheckpointStorageLocation older =
+                new HBaseCheckpointStorageLocation(
+                        settings,
+                        HBaseCheckpointPointer.parse(olderPointer),
+                        new FailedCheckpointDirectories(settings));
+        StreamStateHandle stream =
+                write(older.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE), randomBytes(3 * MB, 40));
+        try (CheckpointMetadataOutputStream out = older.createMetadataOutputStream()) {
+            out.write(randomBytes(MB, 4));
+            assertThat(out.closeAndFinalizeCheckpoint().getExternalPointer()).isEqualTo(olderPointer);
+        }
+        // Older versions wrote no length row for state streams.
+        String streamLength = CheckpointStreams.streamKey((FileStateHandle) stream) + "/length";
+        try (Table table = connection.getTable(TableName.valueOf(TABLE))) {
+            for (String row : TableRows.rowsContaining(connection, TABLE, streamLength)) {
+                table.delete(new Delete(Bytes.toBytes(row)));
+            }
+        }
+        List<String> olderRows = TableRows.rowsContaining(connection, TABLE, job + "/chk-4/");
+        assertThat(olderRows).hasSize(4);
+
+        CompletedCheckpointStorageLocation ofARun = complete(access(storage, job), 4);
+        ofARun.disposeStorageLocation();
+
+        assertThat(TableRows.rowsContaining(connection, TABLE, job + "/chk-4/")).isEqualTo(olderRows);
+        assertThat(readAll(storage.resolveCheckpoint(olderPointer).getMetadataHandle())).isEqualTo(randomBytes(MB, 4));
+        assertThat(readAll(stream)).isEqualTo(randomBytes(3 * MB, 40));
     }
 
     /** Completes checkpoint {@code id} with a metadata stream of 1 MB (seeded by the id). */
@@ -481,7 +569,8 @@ class HBaseCheckpointStreamsITCase {
         StreamStateHandle handle =
                 write(location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE), bytes);
 
-        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(4);
+        // Four chunks and the length row.
+        assertThat(TableRows.rowsContaining(connection, TABLE, job.toString())).hasSize(5);
         assertThat(readAll(handle)).isEqualTo(bytes);
     }
 
@@ -513,6 +602,6 @@ class HBaseCheckpointStreamsITCase {
                 .hasMessageContaining(HBaseCheckpointStorageOptions.TABLE.key());
         assertThatThrownBy(() -> storage.resolveCheckpoint("hbase://" + TABLE + "/not-a-job/chk-x"))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("hbase://<table>/<job-id>/chk-<n>");
+                .hasMessageContaining("hbase://<table>/<job-id>/run-<16 hex digits>/chk-<n>");
     }
 }

@@ -23,6 +23,15 @@ final class TableRows {
 
     private TableRows() {}
 
+    /**
+     * The key fragment {@code <job-id>/<run>/chk-<n>/} of all rows of a checkpoint, from its
+     * pointer {@code hbase://<table>/<job-id>/<run>/chk-<n>} (a location's {@code toString()}).
+     */
+    static String directoryOf(Object pointer) {
+        String uri = pointer.toString();
+        return uri.substring(uri.indexOf('/', "hbase://".length()) + 1) + "/";
+    }
+
     /** Row keys of the table that contain {@code fragment}, e.g. a job id. */
     static List<String> rowsContaining(Connection connection, String table, String fragment)
             throws IOException {

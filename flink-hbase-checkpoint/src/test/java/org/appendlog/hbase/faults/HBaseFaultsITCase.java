@@ -7,6 +7,7 @@ import org.appendlog.hbase.HBaseClusterExtension;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.runtime.state.CheckpointMetadataOutputStream;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStorageAccess;
@@ -14,14 +15,25 @@ import org.apache.flink.runtime.state.CheckpointStorageLocation;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.util.InstantiationUtil;
 
 import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,12 +63,20 @@ class HBaseFaultsITCase {
     }
 
     private static HBaseCheckpointStorage storage(String quorum, String table, Duration timeout) {
+        return storage(options(quorum, table, timeout));
+    }
+
+    private static Configuration options(String quorum, String table, Duration timeout) {
         Configuration conf = new Configuration();
         conf.set(HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM, quorum);
         conf.set(HBaseCheckpointStorageOptions.TABLE, table);
         conf.set(HBaseCheckpointStorageOptions.SALT_BUCKETS, 4);
         conf.set(HBaseCheckpointStorageOptions.CLIENT_TIMEOUT, timeout);
         conf.set(HBaseCheckpointStorageOptions.CLIENT_RETRIES, 3);
+        return conf;
+    }
+
+    private static HBaseCheckpointStorage storage(Configuration conf) {
         return new HBaseCheckpointStorageFactory().createFromConfig(conf, HBaseFaultsITCase.class.getClassLoader());
     }
 
@@ -117,17 +137,16 @@ class HBaseFaultsITCase {
         T get() throws Exception;
     }
 
-    /** The pointer of checkpoint {@code id} of {@code job}, whether or not it completed. */
-    private static String pointerOf(String table, JobID job, long id) {
-        return "hbase://" + table + "/" + job + "/chk-" + id;
+    /** The pointer of checkpoint {@code id} of the run that wrote {@code pointer}. */
+    private static String pointerOf(String pointer, long id) {
+        return pointer.substring(0, pointer.lastIndexOf("/chk-")) + "/chk-" + id;
     }
 
     @Test
     void regionServerKilledAndReplacedDuringACheckpoint() throws Exception {
         String table = "faults_rs";
         HBaseCheckpointStorage storage = storage(HBASE.zookeeperQuorum(), table, Duration.ofSeconds(60));
-        JobID job = new JobID();
-        CheckpointStorageAccess access = storage.createCheckpointStorage(job);
+        CheckpointStorageAccess access = storage.createCheckpointStorage(new JobID());
         access.initializeBaseLocationsForCheckpoint();
         String first = write(access, 1, null);
 
@@ -160,8 +179,8 @@ class HBaseFaultsITCase {
             outcome = "checkpoint 2 completed (the client waited for the regions to move); checkpoints 1 and 2 restore byte for byte";
         } else {
             StringBuilder resolveFailure = new StringBuilder();
-            assertThat(failureOf(() -> storage.resolveCheckpoint(pointerOf(table, job, 2)).getExternalPointer(), resolveFailure)).isNull();
-            assertThat(resolveFailure.toString()).contains(pointerOf(table, job, 2));
+            assertThat(failureOf(() -> storage.resolveCheckpoint(pointerOf(first, 2)).getExternalPointer(), resolveFailure)).isNull();
+            assertThat(resolveFailure.toString()).contains(pointerOf(first, 2));
             outcome = "checkpoint 2 failed (" + failure + "); checkpoint 1 restores byte for byte; checkpoint 2 does not resolve: " + resolveFailure;
         }
         String third = write(access, 3, null);
@@ -229,5 +248,115 @@ class HBaseFaultsITCase {
                             + "; a storage connecting only now fails: " + newConnection
                             + "; with the quorum back, checkpoint 1 restores byte for byte and checkpoint 3 completes and restores byte for byte");
         }
+    }
+
+    /**
+     * A chunk row of a completed checkpoint lost (deleted behind the storage's back): restoring it
+     * fails naming the row, whether the row held the start, the middle or the end of a state
+     * stream or the metadata, instead of reading a shorter stream. Each stream has four rows of
+     * 32 KB, 32 KB, 32 KB and 4 KB; the metadata one.
+     */
+    @Test
+    void aLostChunkRowFailsTheRestoreNamingTheRow() throws Exception {
+        String table = "faults_lost_chunk";
+        Configuration conf = options(HBASE.zookeeperQuorum(), table, Duration.ofSeconds(60));
+        conf.set(HBaseCheckpointStorageOptions.CHUNK_SIZE, MemorySize.parse("32kb"));
+        HBaseCheckpointStorage storage = storage(conf);
+        CheckpointStorageAccess access = storage.createCheckpointStorage(new JobID());
+        access.initializeBaseLocationsForCheckpoint();
+        String[] lost = {"its first row", "a middle row", "its last row", "the metadata's only row"};
+        long[] offsets = {0, 32 * 1024, 96 * 1024, 0};
+        for (int i = 0; i < lost.length; i++) {
+            long id = i + 1;
+            String pointer = write(access, id, null);
+            assertRestoresExactly(storage, pointer, id);
+            String stream =
+                    i < STREAMS
+                            ? ((FileStateHandle) handles(storage, pointer).get(i)).getFilePath().getPath().substring(1)
+                            : pointer.substring(pointer.indexOf('/', "hbase://".length()) + 1) + "/_metadata";
+            String row = deleteRow(table, stream + "/" + String.format("%016x", offsets[i]));
+
+            StringBuilder failure = new StringBuilder();
+            assertThat(failureOf(() -> {
+                assertRestoresExactly(storage, pointer, id);
+                return "restored";
+            }, failure)).isNull();
+            assertThat(failure.toString()).contains("'" + row + "'").contains(table);
+            RELIABILITY.record(
+                    "chunk row deleted from a completed checkpoint: "
+                            + lost[i]
+                            + (i < STREAMS ? " of a state stream of 100 KB in 32 KB chunks" : ""),
+                    "the restore fails naming the row: " + failure);
+        }
+    }
+
+    /**
+     * A chunk size above the client's cell limit ({@code hbase.client.keyvalue.maxsize}, from the
+     * site file) fails the storage's start on the job manager, naming both values, before any
+     * table is created; not the first checkpoint. A chunk size that fits works with the same file.
+     */
+    @Test
+    void aChunkSizeAboveTheClientsCellLimitFailsTheStart(@TempDir Path dir) throws Exception {
+        String table = "faults_cell_limit";
+        Path site = dir.resolve("hbase-site.xml");
+        Files.writeString(
+                site,
+                "<?xml version=\"1.0\"?><configuration><property>"
+                        + "<name>hbase.client.keyvalue.maxsize</name><value>1048576</value>"
+                        + "</property></configuration>");
+        Configuration conf = options(HBASE.zookeeperQuorum(), table, Duration.ofSeconds(60));
+        conf.set(HBaseCheckpointStorageOptions.SITE_FILE, site.toString());
+        CheckpointStorageAccess tooLarge = storage(conf).createCheckpointStorage(new JobID());
+
+        StringBuilder failure = new StringBuilder();
+        assertThat(failureOf(() -> {
+            tooLarge.initializeBaseLocationsForCheckpoint();
+            return "started";
+        }, failure)).isNull();
+        assertThat(failure.toString())
+                .contains("'" + HBaseCheckpointStorageOptions.CHUNK_SIZE.key() + "' is 2097152 bytes")
+                .contains("'hbase.client.keyvalue.maxsize' = 1048576 bytes");
+        assertThat(HBASE.utility().getAdmin().tableExists(TableName.valueOf(table))).isFalse();
+
+        conf.set(HBaseCheckpointStorageOptions.CHUNK_SIZE, MemorySize.parse("1023kb"));
+        HBaseCheckpointStorage fitting = storage(conf);
+        CheckpointStorageAccess access = fitting.createCheckpointStorage(new JobID());
+        access.initializeBaseLocationsForCheckpoint();
+        CheckpointStorageLocation location = access.initializeLocationForCheckpoint(1);
+        byte[] state = new byte[3 * 1024 * 1024];
+        new Random(7).nextBytes(state);
+        CheckpointStateOutputStream out = location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
+        out.write(state);
+        StreamStateHandle handle = out.closeAndGetHandle();
+        try (InputStream in = handle.openInputStream()) {
+            assertThat(in.readAllBytes()).isEqualTo(state);
+        }
+        RELIABILITY.record(
+                "chunk-size 2 mb (default) with 'hbase.client.keyvalue.maxsize' = 1048576 in the site file",
+                "the storage's start on the job manager fails before connecting: " + failure
+                        + "; with chunk-size 1023 kb a 3 MB stream is written in full chunks and reads back byte for byte");
+    }
+
+    private static List<StreamStateHandle> handles(HBaseCheckpointStorage storage, String pointer) throws Exception {
+        try (InputStream in = storage.resolveCheckpoint(pointer).getMetadataHandle().openInputStream()) {
+            return InstantiationUtil.deserializeObject(in.readAllBytes(), HBaseFaultsITCase.class.getClassLoader());
+        }
+    }
+
+    /** Deletes the one row whose key ends with {@code suffix}, with the plain HBase client; returns its key. */
+    private static String deleteRow(String table, String suffix) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (Table t = HBASE.utility().getConnection().getTable(TableName.valueOf(table));
+                ResultScanner scanner = t.getScanner(new Scan().setFilter(new KeyOnlyFilter()))) {
+            for (Result result : scanner) {
+                String row = Bytes.toString(result.getRow());
+                if (row.endsWith("/" + suffix)) {
+                    rows.add(row);
+                }
+            }
+            assertThat(rows).as("rows ending with %s", suffix).hasSize(1);
+            t.delete(new Delete(Bytes.toBytes(rows.get(0))));
+        }
+        return rows.get(0);
     }
 }

@@ -13,7 +13,7 @@ import java.nio.file.StandardOpenOption;
  * that flink-statebackend-appendlog's {@code ReliabilityReport} turns into docs/reliability.md
  * (the modules share no test code, so this writer is the HBase module's own).
  */
-final class ReliabilityLog {
+public final class ReliabilityLog {
 
     private final String suite;
     private final Path file;
@@ -30,14 +30,15 @@ final class ReliabilityLog {
         }
     }
 
-    static ReliabilityLog of(String suite) {
+    public static ReliabilityLog of(String suite) {
         return new ReliabilityLog(suite);
     }
 
-    synchronized void record(String testCase, String outcome) {
+    public synchronized void record(String testCase, String outcome) {
         String clean =
                 outcome.replaceAll("(127\\.0\\.0\\.1|localhost):\\d+", "$1:<port>")
                         .replaceAll("[0-9a-f]{32}", "<job>")
+                        .replaceAll("run-[0-9a-f]{16}", "<run>")
                         .replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>");
         if (clean.length() > 700) {
             clean = clean.substring(0, 700) + " ...";
