@@ -15,17 +15,25 @@ import java.util.List;
  * among the segments that are themselves at least {@code min-dirty-ratio} dead, those with the
  * highest {@code (1 - u) * age / (1 + u)} first, where {@code u} is the live fraction; old, mostly
  * dead segments give the most space for the least copying.
+ *
+ * <p>With sealed segments, one per checkpoint's batch, a second trigger bounds their number: once
+ * the segments reach {@code maxSegments}, the smallest are merged, live or not, so that half as
+ * many remain. Merging the smallest first keeps the bytes rewritten per batch logarithmic, as in
+ * a size-tiered merge; a large run is taken up again only once as many bytes came after it.
  */
 final class CompactionPolicy {
 
     private final double minDirtyRatio;
     private final Duration minLag;
     private final long maxInputBytes;
+    private final int maxSegments;
 
-    CompactionPolicy(double minDirtyRatio, Duration minLag, long maxInputBytes) {
+    /** @param maxSegments segments that trigger a merge of the smallest; at least 2 */
+    CompactionPolicy(double minDirtyRatio, Duration minLag, long maxInputBytes, int maxSegments) {
         this.minDirtyRatio = minDirtyRatio;
         this.minLag = minLag;
         this.maxInputBytes = maxInputBytes;
+        this.maxSegments = maxSegments;
     }
 
     /**
@@ -33,6 +41,9 @@ final class CompactionPolicy {
      * being appended to) the segments to compact now, best first; empty if none should be.
      */
     List<SegmentStats> select(Collection<SegmentStats> closed, long nowMillis) {
+        if (closed.size() >= maxSegments) {
+            return smallest(closed);
+        }
         if (closed.isEmpty() || SegmentStats.dirtyRatio(closed) < minDirtyRatio) {
             return List.of();
         }
@@ -54,6 +65,26 @@ final class CompactionPolicy {
         long input = 0;
         for (SegmentStats s : candidates) {
             if (!chosen.isEmpty() && input + s.totalBytes() > maxInputBytes) {
+                break;
+            }
+            chosen.add(s);
+            input += s.totalBytes();
+        }
+        return chosen;
+    }
+
+    /**
+     * The smallest segments, as many as merging them into one leaves half of {@code maxSegments};
+     * never fewer than two, and beyond two only while the input stays within its bound.
+     */
+    private List<SegmentStats> smallest(Collection<SegmentStats> closed) {
+        List<SegmentStats> bySize = new ArrayList<>(closed);
+        bySize.sort(Comparator.comparingLong(SegmentStats::totalBytes));
+        int count = Math.max(2, closed.size() - maxSegments / 2 + 1);
+        List<SegmentStats> chosen = new ArrayList<>();
+        long input = 0;
+        for (SegmentStats s : bySize.subList(0, count)) {
+            if (chosen.size() >= 2 && input + s.totalBytes() > maxInputBytes) {
                 break;
             }
             chosen.add(s);
