@@ -1,0 +1,191 @@
+package org.appendlog.statebackend;
+
+import org.appendlog.statebackend.faults.ReliabilityLog;
+import org.appendlog.testing.S3Server;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The backend on a real S3 API (s3proxy, through Flink's {@code flink-s3-fs-hadoop} plugin), where
+ * an object exists only once its stream is closed: every object a checkpoint names must exist,
+ * whole, when the checkpoint is acknowledged, and compaction keeps the number of objects bounded.
+ */
+class ObjectStoreTest {
+
+    private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("object-store");
+
+    @TempDir static java.nio.file.Path tmp;
+    private static S3Server s3;
+
+    @BeforeAll
+    static void startS3() throws Exception {
+        s3 = S3Server.start(S3Server.s3proxyJar(), tmp);
+        s3.loadS3Plugin();
+    }
+
+    @AfterAll
+    static void stopS3() throws Exception {
+        S3Server.unloadS3Plugin();
+        if (s3 != null) {
+            s3.close();
+        }
+    }
+
+    /**
+     * Six checkpoints that update overlapping keys; after each is acknowledged (its handle
+     * registered, as the JobManager does on the acknowledgement) and before the backend learns
+     * that it completed, every object its handles name is in the bucket with at least the named
+     * length. The last restores exactly, read back from the bucket.
+     */
+    @Test
+    void everyObjectACheckpointNamesExistsWhenItIsAcknowledged() throws Exception {
+        AppendLogStateBackend stateBackend = backend("acknowledged", new Configuration());
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last = null;
+        int keys = 60;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (long id = 1; id <= 6; id++) {
+                for (int key = (int) id * 5; key < keys; key++) {
+                    harness.put(key, id * 1000 + key);
+                }
+                last = BackendHarness.written(harness.snapshot(id, manifests("acknowledged")));
+                harness.acknowledge(last, id);
+                List<String> named = assertNamedObjectsExist(last);
+                RELIABILITY.record(
+                        "checkpoint " + id + " acknowledged, before the backend is told it completed",
+                        "all " + named.size() + " objects it names are in the bucket, whole");
+                harness.complete(id);
+            }
+        }
+        BackendHarness.assertRestores(
+                stateBackend,
+                registry,
+                last,
+                keys,
+                key -> key < 5 ? null : (long) Math.min(6, key / 5) * 1000 + key);
+        RELIABILITY.record(
+                "restore of checkpoint 6 from the bucket", "exact values of all " + keys + " keys");
+    }
+
+    /**
+     * Twenty checkpoints of new keys only: no record ever dies, and the batches are large enough
+     * that their index is not half of them, so the dirty ratio never calls for compaction; the
+     * count of sealed segments does. Every handle names at most {@code
+     * max-segments} segments, the bucket holds the compacted runs, and the last checkpoint
+     * restores exactly from the runs and the segments after them.
+     */
+    @Test
+    void compactionMergesSealedSegmentsAndHandlesStayWithinTheBound() throws Exception {
+        int maxSegments = 4;
+        Configuration options = new Configuration();
+        options.set(AppendLogOptions.COMPACTION_MAX_SEGMENTS, maxSegments);
+        AppendLogStateBackend stateBackend = backend("compacted", options);
+        SharedStateRegistry registry = BackendHarness.newRegistry();
+        IncrementalRemoteKeyedStateHandle last = null;
+        int keysPerCheckpoint = 300;
+        int checkpoints = 20;
+        long passes;
+        int mostSegments = 0;
+        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+            for (long id = 1; id <= checkpoints; id++) {
+                for (int i = 0; i < keysPerCheckpoint; i++) {
+                    harness.put((int) (id - 1) * keysPerCheckpoint + i, id);
+                }
+                last = BackendHarness.written(harness.snapshot(id, manifests("compacted")));
+                harness.acknowledge(last, id);
+                int segments = assertNamedObjectsExist(last).size() - 1;
+                assertThat(segments)
+                        .as("segments that checkpoint %d names (compaction.max-segments)", id)
+                        .isBetween(1, maxSegments);
+                mostSegments = Math.max(mostSegments, segments);
+                harness.complete(id);
+                harness.awaitCompaction();
+            }
+            passes = BackendHarness.compactionPasses(harness.backend);
+        }
+        assertThat(passes).as("compaction passes").isGreaterThanOrEqualTo(checkpoints / maxSegments);
+        assertThat(segmentNames(last)).anyMatch(name -> name.contains("-run-"));
+        try (Stream<java.nio.file.Path> files = Files.walk(s3.bucketDir("compacted/log"))) {
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .as("objects in the bucket")
+                    .anyMatch(name -> name.contains("-run-"));
+        }
+        int keys = checkpoints * keysPerCheckpoint;
+        BackendHarness.assertRestores(
+                stateBackend, registry, last, keys, key -> (long) key / keysPerCheckpoint + 1);
+        RELIABILITY.record(
+                checkpoints + " checkpoints of new keys only, compaction.max-segments: " + maxSegments,
+                passes
+                        + " compaction passes merged the sealed segments; every handle named at most "
+                        + mostSegments
+                        + " segments; the last restored all "
+                        + keys
+                        + " keys exactly from the bucket");
+    }
+
+    private static AppendLogStateBackend backend(String prefix, Configuration options) {
+        Configuration config = new Configuration(options);
+        config.set(AppendLogOptions.LOG_DIR, S3Server.uri(prefix + "/log"));
+        return new AppendLogStateBackend().configure(config, ObjectStoreTest.class.getClassLoader());
+    }
+
+    /** Flink's file-based checkpoint streams in the bucket: the manifests are objects too. */
+    private static CheckpointStreamFactory manifests(String prefix) throws Exception {
+        Path dir = new Path(S3Server.uri(prefix + "/checkpoints"));
+        return new FsCheckpointStreamFactory(dir.getFileSystem(), dir, dir, 0, 4096);
+    }
+
+    /**
+     * Checks that every object {@code handle} names (its segments and its manifest) is a file of
+     * the blob store of at least the named length; returns their names.
+     */
+    private static List<String> assertNamedObjectsExist(IncrementalRemoteKeyedStateHandle handle)
+            throws Exception {
+        List<StreamStateHandle> named = new ArrayList<>();
+        handle.getSharedState().forEach(shared -> named.add(shared.getHandle()));
+        named.add(handle.getMetaDataStateHandle());
+        List<String> names = new ArrayList<>();
+        for (StreamStateHandle object : named) {
+            assertThat(object)
+                    .as("a handle of checkpoint %d", handle.getCheckpointId())
+                    .isInstanceOf(FileStateHandle.class);
+            Path path = ((FileStateHandle) object).getFilePath();
+            java.nio.file.Path file = s3.objectFile(path);
+            assertThat(file)
+                    .as("object %s that checkpoint %d names", path, handle.getCheckpointId())
+                    .exists();
+            assertThat(Files.size(file))
+                    .as("bytes of object %s that checkpoint %d names", path, handle.getCheckpointId())
+                    .isGreaterThanOrEqualTo(object.getStateSize());
+            names.add(path.getName());
+        }
+        return names;
+    }
+
+    private static List<String> segmentNames(IncrementalRemoteKeyedStateHandle handle) {
+        return handle.getSharedState().stream()
+                .map(HandleAndLocalPath::getLocalPath)
+                .collect(Collectors.toList());
+    }
+}
