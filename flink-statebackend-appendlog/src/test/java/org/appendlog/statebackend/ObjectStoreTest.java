@@ -3,8 +3,10 @@ package org.appendlog.statebackend;
 import org.appendlog.statebackend.faults.ReliabilityLog;
 import org.appendlog.testing.S3Server;
 
+import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -12,15 +14,26 @@ import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -34,6 +47,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ObjectStoreTest {
 
     private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("object-store");
+
+    @RegisterExtension static final MiniClusterExtension CLUSTER = MiniClusterJobs.cluster();
 
     @TempDir static java.nio.file.Path tmp;
     private static S3Server s3;
@@ -142,6 +157,118 @@ class ObjectStoreTest {
                         + " segments; the last restored all "
                         + keys
                         + " keys exactly from the bucket");
+    }
+
+    /**
+     * A TaskManager killed without any close ({@code kill -9} of the JVM running the job, with its
+     * log and checkpoints in the bucket) after five completed checkpoints: the job restored from
+     * the latest checkpoint in the bucket counts every record exactly once.
+     */
+    @Test
+    void aKilledTaskManagerRestoresFromItsLatestCheckpoint(
+            @InjectClusterClient ClusterClient<?> client) throws Exception {
+        long records = 20_000;
+        String checkpoints = S3Server.uri("killed/checkpoints");
+        String logDir = S3Server.uri("killed/log");
+        List<String> command = new ArrayList<>();
+        command.add(S3Server.javaExecutable());
+        command.add("-Xmx512m");
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(arg -> arg.startsWith("--add-"))
+                .forEach(command::add);
+        command.addAll(
+                List.of(
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        CountingJobProcess.class.getName(),
+                        S3Server.pluginsDir().toString(),
+                        checkpoints,
+                        logDir,
+                        Long.toString(records),
+                        "1000"));
+        s3.flinkConfig().toMap().forEach((key, value) -> command.add(key + "=" + value));
+        java.nio.file.Path taskManagerLog = tmp.resolve("killed-taskmanager.log");
+        Process taskManager =
+                new ProcessBuilder(command).redirectError(taskManagerLog.toFile()).start();
+        String jobId;
+        long lastReported;
+        try {
+            BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+            Thread reader =
+                    new Thread(
+                            () -> {
+                                try (BufferedReader out =
+                                        new BufferedReader(
+                                                new InputStreamReader(
+                                                        taskManager.getInputStream(),
+                                                        StandardCharsets.UTF_8))) {
+                                    for (String line; (line = out.readLine()) != null; ) {
+                                        lines.add(line);
+                                    }
+                                } catch (IOException ended) {
+                                    // the process was killed
+                                }
+                            });
+            reader.setDaemon(true);
+            reader.start();
+            jobId = null;
+            lastReported = 0;
+            long deadline = System.nanoTime() + MiniClusterJobs.TIMEOUT.toNanos();
+            while (lastReported < 5) {
+                String line = lines.poll(100, TimeUnit.MILLISECONDS);
+                if (line == null) {
+                    assertThat(taskManager.isAlive() && System.nanoTime() < deadline)
+                            .as("the job process runs (its log: %s)", read(taskManagerLog))
+                            .isTrue();
+                } else if (line.startsWith("job ")) {
+                    jobId = line.substring(4);
+                } else if (line.startsWith("completed ")) {
+                    lastReported = Long.parseLong(line.substring(10));
+                }
+            }
+        } finally {
+            taskManager.destroyForcibly().waitFor();
+        }
+        // The latest checkpoint whose metadata reached the bucket: all it names was acknowledged.
+        java.nio.file.Path jobCheckpoints = s3.bucketDir("killed/checkpoints/" + jobId);
+        long latest;
+        try (Stream<java.nio.file.Path> dirs = Files.list(jobCheckpoints)) {
+            latest =
+                    dirs.filter(d -> Files.exists(d.resolve("_metadata")))
+                            .map(d -> d.getFileName().toString())
+                            .filter(name -> name.startsWith("chk-"))
+                            .mapToLong(name -> Long.parseLong(name.substring(4)))
+                            .max()
+                            .orElse(0);
+        }
+        assertThat(latest).as("latest checkpoint in the bucket").isGreaterThanOrEqualTo(lastReported);
+
+        CountingJob job = new CountingJob(records, 20_000);
+        Configuration config =
+                CountingJobProcess.retained(
+                        CountingJob.withAppendLog(CountingJob.jobConfig(checkpoints), logDir));
+        CountingJobRuns.Resumed resumed =
+                CountingJobRuns.resumeToEnd(
+                        client,
+                        job,
+                        config,
+                        2,
+                        SavepointRestoreSettings.forPath(
+                                checkpoints + "/" + jobId + "/chk-" + latest));
+        long restoredRecords = resumed.restored.values().stream().mapToLong(Long::longValue).sum();
+        RELIABILITY.record(
+                "the JVM running the job killed (kill -9) after checkpoint "
+                        + lastReported
+                        + " completed",
+                "restored from checkpoint "
+                        + latest
+                        + " in the bucket ("
+                        + restoredRecords
+                        + " records counted in it); every key ended at its exact count");
+    }
+
+    private static String read(java.nio.file.Path file) throws IOException {
+        return Files.exists(file) ? Files.readString(file) : "none";
     }
 
     private static AppendLogStateBackend backend(String prefix, Configuration options) {
