@@ -1,10 +1,13 @@
 package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.faults.ReliabilityLog;
+import org.appendlog.statebackend.log.ObjectStoreDetector;
 import org.appendlog.testing.S3Server;
 
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.FileSystemKind;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
@@ -29,6 +32,7 @@ import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -265,6 +269,58 @@ class ObjectStoreTest {
                         + " in the bucket ("
                         + restoredRecords
                         + " records counted in it); every key ended at its exact count");
+    }
+
+    /** Flink's S3 file system says it is an object store; others are known by their scheme. */
+    @Test
+    void objectStoresAreKnownByKindAndByScheme() throws Exception {
+        Path s3Dir = new Path(S3Server.uri("detected"));
+        FileSystem s3Fs = s3Dir.getFileSystem();
+        assertThat(s3Fs.getKind()).isEqualTo(FileSystemKind.OBJECT_STORE);
+        assertThat(ObjectStoreDetector.isObjectStore(s3Fs, s3Dir)).isTrue();
+        FileSystem local = FileSystem.getLocalFileSystem();
+        for (String uri :
+                List.of(
+                        "s3a://bucket/log",
+                        "s3p://bucket/log",
+                        "gs://bucket/log",
+                        "abfss://container@account.dfs.core.windows.net/log",
+                        "oss://bucket/log",
+                        "wasb://container@account.blob.core.windows.net/log")) {
+            assertThat(ObjectStoreDetector.isObjectStore(local, new Path(uri))).as(uri).isTrue();
+        }
+        for (String uri : List.of("file:///data/log", "hdfs://namenode:8020/log")) {
+            assertThat(ObjectStoreDetector.isObjectStore(local, new Path(uri))).as(uri).isFalse();
+        }
+    }
+
+    /**
+     * {@code seal-every-batch} seals on any file system (a mounted bucket that looks like a
+     * disk): three checkpoints name three segments, each closed at exactly the named length,
+     * where an open segment would hold all three batches.
+     */
+    @Test
+    void sealEveryBatchSealsOnAnyFileSystem() throws Exception {
+        Configuration config = new Configuration();
+        config.set(AppendLogOptions.LOG_DIR, tmp.resolve("mounted-bucket").toUri().toString());
+        config.set(AppendLogOptions.SEAL_EVERY_BATCH, true);
+        AppendLogStateBackend stateBackend =
+                new AppendLogStateBackend().configure(config, ObjectStoreTest.class.getClassLoader());
+        IncrementalRemoteKeyedStateHandle last = null;
+        try (BackendHarness harness =
+                BackendHarness.open(stateBackend, BackendHarness.newRegistry())) {
+            for (long id = 1; id <= 3; id++) {
+                harness.put((int) id, id);
+                last = harness.checkpoint(id);
+            }
+        }
+        assertThat(last.getSharedState()).hasSize(3);
+        for (HandleAndLocalPath segment : last.getSharedState()) {
+            FileStateHandle handle = (FileStateHandle) segment.getHandle();
+            assertThat(Files.size(Paths.get(handle.getFilePath().toUri())))
+                    .as("bytes of %s", handle.getFilePath())
+                    .isEqualTo(handle.getStateSize());
+        }
     }
 
     private static String read(java.nio.file.Path file) throws IOException {
