@@ -108,7 +108,7 @@ class ObjectStoreTest {
     }
 
     /**
-     * Twenty checkpoints of new keys only: no record ever dies, and the batches are large enough
+     * Twelve checkpoints of new keys only: no record ever dies, and the batches are large enough
      * that their index is not half of them, so the dirty ratio never calls for compaction; the
      * count of sealed segments does. Every handle names at most {@code
      * max-segments} segments, the bucket holds the compacted runs, and the last checkpoint
@@ -123,7 +123,7 @@ class ObjectStoreTest {
         SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last = null;
         int keysPerCheckpoint = 300;
-        int checkpoints = 20;
+        int checkpoints = 12;
         long passes;
         int mostSegments = 0;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {

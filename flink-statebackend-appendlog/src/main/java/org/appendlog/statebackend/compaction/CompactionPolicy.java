@@ -18,8 +18,8 @@ import java.util.List;
  *
  * <p>With sealed segments, one per checkpoint's batch, a second trigger bounds their number: once
  * the segments reach {@code maxSegments}, the smallest are merged, live or not, so that half as
- * many remain. Merging the smallest first keeps the bytes rewritten per batch logarithmic, as in
- * a size-tiered merge; a large run is taken up again only once as many bytes came after it.
+ * many remain. Merging the smallest first rewrites a large run only rarely, as a size-tiered
+ * merge does.
  */
 final class CompactionPolicy {
 
@@ -74,23 +74,14 @@ final class CompactionPolicy {
     }
 
     /**
-     * The smallest segments, as many as merging them into one leaves half of {@code maxSegments};
-     * never fewer than two, and beyond two only while the input stays within its bound.
+     * The smallest segments, as many as merging them into one leaves half of {@code maxSegments}
+     * (at least two). Whatever their bytes: a pass held to the input bound could merge fewer
+     * segments than checkpoints add, and the count would grow without bound.
      */
     private List<SegmentStats> smallest(Collection<SegmentStats> closed) {
         List<SegmentStats> bySize = new ArrayList<>(closed);
         bySize.sort(Comparator.comparingLong(SegmentStats::totalBytes));
-        int count = Math.max(2, closed.size() - maxSegments / 2 + 1);
-        List<SegmentStats> chosen = new ArrayList<>();
-        long input = 0;
-        for (SegmentStats s : bySize.subList(0, count)) {
-            if (chosen.size() >= 2 && input + s.totalBytes() > maxInputBytes) {
-                break;
-            }
-            chosen.add(s);
-            input += s.totalBytes();
-        }
-        return chosen;
+        return bySize.subList(0, Math.max(2, closed.size() - maxSegments / 2 + 1));
     }
 
     private static double score(SegmentStats s, long nowMillis) {
