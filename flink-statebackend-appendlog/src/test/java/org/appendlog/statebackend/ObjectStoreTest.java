@@ -189,7 +189,7 @@ class ObjectStoreTest {
                         checkpoints,
                         logDir,
                         Long.toString(records),
-                        "1000"));
+                        "500"));
         s3.flinkConfig().toMap().forEach((key, value) -> command.add(key + "=" + value));
         java.nio.file.Path taskManagerLog = tmp.resolve("killed-taskmanager.log");
         Process taskManager =
