@@ -65,6 +65,24 @@ class CecApiValidationTest {
     }
 
     @Test
+    void anObjectStoreLogPathIsRefusedWhenTheJobIsBuilt() {
+        for (String path :
+                new String[] {
+                    "s3://bucket/cec", "s3a://bucket/cec", "gs://bucket/cec",
+                    "abfss://container@account.dfs.core.windows.net/cec", "oss://bucket/cec",
+                    "wasb://container@account.blob.core.windows.net/cec"
+                }) {
+            assertThatThrownBy(() -> CecOptions.builder(path).build())
+                    .as(path)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'" + path + "' for 'cec.log.path'")
+                    .hasMessageContaining("cannot live on an object store");
+        }
+        assertThat(CecOptions.builder("hdfs:///cec/x").build().logPath().toUri().getScheme())
+                .isEqualTo("hdfs");
+    }
+
+    @Test
     void unsupportedWindowsAreRejected() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         KeyedStream<Tuple2<String, Long>, String> keyed =

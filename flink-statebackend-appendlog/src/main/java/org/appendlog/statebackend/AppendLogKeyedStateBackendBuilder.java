@@ -2,6 +2,7 @@ package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.ObjectStoreDetector;
 import org.appendlog.statebackend.log.SegmentedLog;
 import org.appendlog.statebackend.restore.AppendLogRestoreOperation;
 import org.appendlog.statebackend.restore.RestoredCheckpoint;
@@ -171,9 +172,11 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             Path dir = logDirectory();
             checkWritable(dir);
             UUID backendId = UUID.randomUUID();
+            FileSystem fs = dir.getFileSystem();
+            boolean objectStore = ObjectStoreDetector.isObjectStore(fs, dir);
             log =
                     new SegmentedLog(
-                            dir.getFileSystem(),
+                            fs,
                             dir,
                             String.format(
                                     "kg-%d-%d-%s",
@@ -182,7 +185,8 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                                     backendId),
                             settings.segmentSize(),
                             settings.syncMode(),
-                            settings.compression());
+                            settings.compression(),
+                            objectStore || settings.sealEveryBatch());
             LogIndex index = new LogIndex(keyGroupRange);
             AppendLogKeyedStateBackend<K> backend =
                     new AppendLogKeyedStateBackend<>(
@@ -228,9 +232,10 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                 backend.startFrom(Collections.emptyList(), !flinkFormat.isEmpty(), 0);
             }
             logger.info(
-                    "Built appendlog keyed state backend for key groups {}, log {}, restored from {} handle(s)",
+                    "Built appendlog keyed state backend for key groups {}, log {}{}, restored from {} handle(s)",
                     keyGroupRange,
                     dir,
+                    log.sealsEveryBatch() ? " (every batch sealed in a segment of its own)" : "",
                     handles.size());
             return backend;
         } catch (BackendBuildingException e) {

@@ -27,6 +27,21 @@ public final class AppendLogOptions {
                             "Size at which the active log segment is closed and the next checkpoint"
                                     + " opens a new one.");
 
+    public static final ConfigOption<Boolean> SEAL_EVERY_BATCH =
+            ConfigOptions.key("state.backend.appendlog.seal-every-batch")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Write every checkpoint's batch to a segment of its own and close it"
+                                    + " before the checkpoint is acknowledged, instead of appending"
+                                    + " to an open segment and syncing it. Always on for object"
+                                    + " stores (a file system of kind OBJECT_STORE, or the schemes"
+                                    + " s3, s3a, s3p, s3n, gs, abfs, abfss, oss, wasb, wasbs), where"
+                                    + " written bytes exist only once their object is closed; set it"
+                                    + " for another file system that behaves so, such as a mounted"
+                                    + " bucket. Compaction then also merges small segments"
+                                    + " ('compaction.max-segments').");
+
     public static final ConfigOption<MemorySize> CHANGE_BUFFER_SIZE =
             ConfigOptions.key("state.backend.appendlog.change-buffer-size")
                     .memoryType()
@@ -94,6 +109,19 @@ public final class AppendLogOptions {
                                     + " reaches this ratio (as Kafka's min.cleanable.dirty.ratio)."
                                     + " Lower values compact more often: more CPU and I/O, faster"
                                     + " restores, smaller logs.");
+
+    public static final ConfigOption<Integer> COMPACTION_MAX_SEGMENTS =
+            ConfigOptions.key("state.backend.appendlog.compaction.max-segments")
+                    .intType()
+                    .defaultValue(32)
+                    .withDescription(
+                            "With sealed segments (object stores, 'seal-every-batch'), compaction"
+                                    + " merges the smallest segments, dead bytes or not, once a"
+                                    + " completed checkpoint refers to this many, down to half as"
+                                    + " many: a checkpoint's handle then names at most this many"
+                                    + " objects, plus one per checkpoint that completes while a"
+                                    + " compaction pass runs. At least 2. Ignored for other file"
+                                    + " systems, whose segments are large.");
 
     public static final ConfigOption<Duration> COMPACTION_MIN_LAG =
             ConfigOptions.key("state.backend.appendlog.compaction.min-lag")

@@ -22,6 +22,7 @@ public final class AppendLogSettings implements Serializable {
 
     private final String logDir;
     private final long segmentSize;
+    private final boolean sealEveryBatch;
     private final long changeBufferSize;
     private final SyncMode syncMode;
     private final BatchCompression compression;
@@ -32,6 +33,7 @@ public final class AppendLogSettings implements Serializable {
     public AppendLogSettings(
             String logDir,
             long segmentSize,
+            boolean sealEveryBatch,
             long changeBufferSize,
             SyncMode syncMode,
             BatchCompression compression,
@@ -40,6 +42,7 @@ public final class AppendLogSettings implements Serializable {
             CompactionSettings compaction) {
         this.logDir = logDir;
         this.segmentSize = segmentSize;
+        this.sealEveryBatch = sealEveryBatch;
         this.changeBufferSize = changeBufferSize;
         this.syncMode = syncMode;
         this.compression = compression;
@@ -88,6 +91,7 @@ public final class AppendLogSettings implements Serializable {
         return new AppendLogSettings(
                 dir,
                 segmentSize.getBytes(),
+                read(config, AppendLogOptions.SEAL_EVERY_BATCH),
                 changeBufferSize.getBytes(),
                 syncMode,
                 compression,
@@ -168,6 +172,11 @@ public final class AppendLogSettings implements Serializable {
         return segmentSize;
     }
 
+    /** Whether the options ask for sealed segments on any file system (object stores always). */
+    public boolean sealEveryBatch() {
+        return sealEveryBatch;
+    }
+
     public long changeBufferSize() {
         return changeBufferSize;
     }
@@ -198,6 +207,8 @@ public final class AppendLogSettings implements Serializable {
                 + logDir
                 + ", segment-size="
                 + segmentSize
+                + ", seal-every-batch="
+                + sealEveryBatch
                 + ", change-buffer-size="
                 + changeBufferSize
                 + ", sync-mode="

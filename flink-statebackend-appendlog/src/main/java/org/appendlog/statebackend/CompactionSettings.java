@@ -15,14 +15,21 @@ public final class CompactionSettings implements Serializable {
     private final Duration minLag;
     private final long ioRateLimit;
     private final int threads;
+    private final int maxSegments;
 
     public CompactionSettings(
-            boolean enabled, double minDirtyRatio, Duration minLag, long ioRateLimit, int threads) {
+            boolean enabled,
+            double minDirtyRatio,
+            Duration minLag,
+            long ioRateLimit,
+            int threads,
+            int maxSegments) {
         this.enabled = enabled;
         this.minDirtyRatio = minDirtyRatio;
         this.minLag = minLag;
         this.ioRateLimit = ioRateLimit;
         this.threads = threads;
+        this.maxSegments = maxSegments;
     }
 
     static CompactionSettings fromConfig(ReadableConfig config) {
@@ -42,7 +49,13 @@ public final class CompactionSettings implements Serializable {
                 AppendLogSettings.read(config, AppendLogOptions.COMPACTION_IO_RATE_LIMIT)
                         .getBytes();
         int threads = AppendLogSettings.atLeastOne(config, AppendLogOptions.COMPACTION_THREADS);
-        return new CompactionSettings(enabled, ratio, lag, rate, threads);
+        int maxSegments = AppendLogSettings.read(config, AppendLogOptions.COMPACTION_MAX_SEGMENTS);
+        if (maxSegments < 2) {
+            throw AppendLogSettings.invalid(
+                    AppendLogOptions.COMPACTION_MAX_SEGMENTS.key(),
+                    "must be at least 2, was " + maxSegments);
+        }
+        return new CompactionSettings(enabled, ratio, lag, rate, threads, maxSegments);
     }
 
     public boolean enabled() {
@@ -66,11 +79,16 @@ public final class CompactionSettings implements Serializable {
         return threads;
     }
 
+    /** With sealed segments, how many segments a checkpoint may refer to before they are merged. */
+    public int maxSegments() {
+        return maxSegments;
+    }
+
     @Override
     public String toString() {
         return enabled
                 ? "min-dirty-ratio=" + minDirtyRatio + ", min-lag=" + minLag + ", io-rate-limit="
-                        + ioRateLimit + ", threads=" + threads
+                        + ioRateLimit + ", threads=" + threads + ", max-segments=" + maxSegments
                 : "disabled";
     }
 }

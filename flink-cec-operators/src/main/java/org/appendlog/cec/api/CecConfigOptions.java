@@ -18,7 +18,9 @@ public final class CecConfigOptions {
                     .withDescription(
                             "Directory (any Flink file system URI, e.g. hdfs:///cec/wordcount or "
                                     + "file:///tmp/cec/wordcount) that holds this operator's persisted output "
-                                    + "stream. One directory per operator; required.");
+                                    + "stream. One directory per operator; required. Not on an object store"
+                                    + " (s3://, gs://, abfs://, oss://, ...), which publishes a file only when"
+                                    + " it is closed: such a path fails when the job is built.");
 
     public static final ConfigOption<Duration> POLICY_PERIOD =
             ConfigOptions.key("cec.policy.period")

@@ -1,5 +1,7 @@
 package org.appendlog.cec.api;
 
+import org.appendlog.cec.log.ObjectStoreRefusal;
+
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
@@ -50,6 +52,7 @@ public final class CecOptions implements Serializable {
         } catch (IllegalArgumentException e) {
             throw bad(CecConfigOptions.LOG_PATH, logPath, "is not a valid path or URI: " + e.getMessage());
         }
+        ObjectStoreRefusal.checkScheme(CecConfigOptions.LOG_PATH.key(), logPath);
     }
 
     /** Options read from a configuration that holds at least {@code cec.log.path}. */

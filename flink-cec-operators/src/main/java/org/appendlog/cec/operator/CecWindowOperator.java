@@ -8,6 +8,7 @@ import org.appendlog.cec.api.CecRecordSerializer;
 import org.appendlog.cec.api.CecRecordTypeInfo;
 import org.appendlog.cec.log.CommitMarker;
 import org.appendlog.cec.log.LogWriter;
+import org.appendlog.cec.log.ObjectStoreRefusal;
 import org.appendlog.cec.log.OwnerMarker;
 import org.appendlog.cec.log.PersistedStream;
 
@@ -163,6 +164,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
         fs = options.logPath().getFileSystem();
+        ObjectStoreRefusal.checkKind(CecConfigOptions.LOG_PATH.key(), options.logPath(), fs);
         directory = PersistedStream.subtaskDirectory(options.logPath(), subtask);
         positionState =
                 context.getOperatorStateStore()

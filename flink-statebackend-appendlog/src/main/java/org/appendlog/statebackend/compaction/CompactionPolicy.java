@@ -15,17 +15,25 @@ import java.util.List;
  * among the segments that are themselves at least {@code min-dirty-ratio} dead, those with the
  * highest {@code (1 - u) * age / (1 + u)} first, where {@code u} is the live fraction; old, mostly
  * dead segments give the most space for the least copying.
+ *
+ * <p>With sealed segments, one per checkpoint's batch, a second trigger bounds their number: once
+ * the segments reach {@code maxSegments}, the smallest are merged, live or not, so that half as
+ * many remain. Merging the smallest first rewrites a large run only rarely, as a size-tiered
+ * merge does.
  */
 final class CompactionPolicy {
 
     private final double minDirtyRatio;
     private final Duration minLag;
     private final long maxInputBytes;
+    private final int maxSegments;
 
-    CompactionPolicy(double minDirtyRatio, Duration minLag, long maxInputBytes) {
+    /** @param maxSegments segments that trigger a merge of the smallest; at least 2 */
+    CompactionPolicy(double minDirtyRatio, Duration minLag, long maxInputBytes, int maxSegments) {
         this.minDirtyRatio = minDirtyRatio;
         this.minLag = minLag;
         this.maxInputBytes = maxInputBytes;
+        this.maxSegments = maxSegments;
     }
 
     /**
@@ -33,6 +41,9 @@ final class CompactionPolicy {
      * being appended to) the segments to compact now, best first; empty if none should be.
      */
     List<SegmentStats> select(Collection<SegmentStats> closed, long nowMillis) {
+        if (closed.size() >= maxSegments) {
+            return smallest(closed);
+        }
         if (closed.isEmpty() || SegmentStats.dirtyRatio(closed) < minDirtyRatio) {
             return List.of();
         }
@@ -60,6 +71,17 @@ final class CompactionPolicy {
             input += s.totalBytes();
         }
         return chosen;
+    }
+
+    /**
+     * The smallest segments, as many as merging them into one leaves half of {@code maxSegments}
+     * (at least two). Whatever their bytes: a pass held to the input bound could merge fewer
+     * segments than checkpoints add, and the count would grow without bound.
+     */
+    private List<SegmentStats> smallest(Collection<SegmentStats> closed) {
+        List<SegmentStats> bySize = new ArrayList<>(closed);
+        bySize.sort(Comparator.comparingLong(SegmentStats::totalBytes));
+        return bySize.subList(0, Math.max(2, closed.size() - maxSegments / 2 + 1));
     }
 
     private static double score(SegmentStats s, long nowMillis) {

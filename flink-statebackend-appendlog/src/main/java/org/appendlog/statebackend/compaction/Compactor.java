@@ -84,7 +84,11 @@ public final class Compactor implements Closeable {
             MetricGroup metrics) {
         this.settings = settings;
         this.policy =
-                new CompactionPolicy(settings.minDirtyRatio(), settings.minLag(), MAX_INPUT_BYTES);
+                new CompactionPolicy(
+                        settings.minDirtyRatio(),
+                        settings.minLag(),
+                        MAX_INPUT_BYTES,
+                        log.sealsEveryBatch() ? settings.maxSegments() : Integer.MAX_VALUE);
         this.log = log;
         this.index = index;
         this.owned = owned;

@@ -30,6 +30,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * segment's size as of that checkpoint, so that checkpoints report the state's real size; the
  * snapshot strategy lists segments that a completed checkpoint refers to as placeholders. The
  * registry deletes the file once no retained checkpoint refers to it.
+ *
+ * <p>With sealed segments (on object stores, {@link ObjectStoreDetector}), every batch goes to a
+ * segment of its own, closed before {@link #append} returns: there the bytes of a stream exist
+ * only once it is closed, so a sync would leave an acknowledged checkpoint naming bytes that exist
+ * nowhere. Compaction merges the small segments (its count trigger) so that handles stay short.
  */
 public final class SegmentedLog implements Closeable {
 
@@ -42,6 +47,8 @@ public final class SegmentedLog implements Closeable {
     private final long segmentSize;
     private final SyncMode syncMode;
     private final BatchCompression compression;
+    /** Whether every batch is sealed: written to a segment of its own, closed before it counts. */
+    private final boolean sealEveryBatch;
 
     private final Map<String, Path> ownSegments = new HashMap<>();
     private final Map<String, Long> segmentEnds = new HashMap<>();
@@ -68,14 +75,21 @@ public final class SegmentedLog implements Closeable {
             String namePrefix,
             long segmentSize,
             SyncMode syncMode,
-            BatchCompression compression) {
+            BatchCompression compression,
+            boolean sealEveryBatch) {
         this.fs = fs;
         this.dir = dir;
         this.namePrefix = namePrefix;
         this.segmentSize = segmentSize;
         this.syncMode = syncMode;
         this.compression = compression;
+        this.sealEveryBatch = sealEveryBatch;
         this.closer = new SegmentCloser(namePrefix);
+    }
+
+    /** Whether every batch goes to a segment of its own, closed before its append returns. */
+    public boolean sealsEveryBatch() {
+        return sealEveryBatch;
     }
 
     /** How the batches this log writes store their key groups; savepoints use it too. */
@@ -116,7 +130,12 @@ public final class SegmentedLog implements Closeable {
                     active.path,
                     location.offset(),
                     location.length());
-            if (active.position() >= segmentSize) {
+            if (sealEveryBatch) {
+                // On an object store the close uploads the object: no handle may name it before.
+                active.out.close();
+                LOG.debug("Sealed state log segment {}", active.path);
+                active = null;
+            } else if (active.position() >= segmentSize) {
                 closeActive();
             }
             return location;

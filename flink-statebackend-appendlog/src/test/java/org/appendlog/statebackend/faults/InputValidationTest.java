@@ -73,6 +73,9 @@ class InputValidationTest {
         "state.backend.appendlog.compaction.io-rate-limit, fast",
         "state.backend.appendlog.compaction.threads, 0",
         "state.backend.appendlog.compaction.threads, many",
+        "state.backend.appendlog.seal-every-batch, sometimes",
+        "state.backend.appendlog.compaction.max-segments, 1",
+        "state.backend.appendlog.compaction.max-segments, few",
     })
     void badOptionValueFailsNamingTheOption(String key, String value) {
         Configuration config = new Configuration();

@@ -35,6 +35,7 @@ public final class ReliabilityReport {
         TITLES.put("compaction-faults", "Append-log backend: compaction killed at each step (`CompactionFaultTest`)");
         TITLES.put("damaged-log", "Append-log backend: a log of 10 checkpoints damaged on disk (`DamagedLogTest`)");
         TITLES.put("hdfs-datanode", "Append-log backend on HDFS: the DataNode restarted during checkpoint 3 (`DataNodeRestartTest`)");
+        TITLES.put("object-store", "Append-log backend on S3 (s3proxy, Flink's S3 plugin): checkpoints, compaction and a TaskManager killed (`ObjectStoreTest`)");
         TITLES.put("appendlog-input", "Append-log backend: bad input (`InputValidationTest`)");
         TITLES.put("hbase-faults", "HBase storage: cluster faults during a checkpoint, lost rows, cells above the client's limit (`HBaseFaultsITCase`)");
         TITLES.put("hbase-job-id", "HBase storage: a new run under the job id of a run with a retained checkpoint (`HBaseCheckpointStorageJobITCase`)");

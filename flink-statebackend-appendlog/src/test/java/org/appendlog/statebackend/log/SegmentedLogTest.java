@@ -61,7 +61,8 @@ class SegmentedLogTest {
                 "kg-0-3",
                 1 << 20,
                 SyncMode.NONE,
-                BatchCompression.LZ4);
+                BatchCompression.LZ4,
+                false);
     }
 
     private static BatchBuilder batch(long checkpointId) throws IOException {
