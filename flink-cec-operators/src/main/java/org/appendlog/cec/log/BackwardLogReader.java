@@ -22,6 +22,7 @@ public final class BackwardLogReader implements Closeable {
     private final Path directory;
 
     private Path segment;
+    private long sequence;
     private FSDataInputStream in;
     private long floor;
     private long pos;
@@ -38,11 +39,16 @@ public final class BackwardLogReader implements Closeable {
     }
 
     private void openSegment(LogPosition end) throws IOException {
+        Path later = segment;
         segment = new Path(directory, end.segment());
         SegmentHeader header = SegmentHeader.read(fs, segment);
+        if (later != null) {
+            SegmentHeader.checkBackLink(later, sequence, segment, header);
+        }
+        sequence = header.sequence();
         if (end.offset() < header.length()) {
-            throw new IOException(
-                    "CEC log position " + end + " lies inside the header of segment " + segment);
+            throw new CorruptCecLogException(
+                    segment, end.offset(), "CEC log position " + end + " lies inside the segment's header");
         }
         in = fs.open(segment);
         floor = header.length();
@@ -63,11 +69,12 @@ public final class BackwardLogReader implements Closeable {
         }
         ensure(pos - 4, pos);
         int len = LogRecord.getInt(buffer, (int) (pos - 4 - bufferStart));
-        long start = pos - len - 12;
+        long start = pos - len - 12L;
         if (len < 8 || start < floor) {
-            throw new IOException(
-                    "Corrupt CEC log record in " + segment + " ending at offset " + pos
-                            + ": trailer length " + len + " reaches before the first record at " + floor);
+            throw new CorruptCecLogException(
+                    segment,
+                    pos - 4,
+                    "trailer length " + len + " reaches before the first record at " + floor);
         }
         ensure(start, pos);
         LogRecord record = LogRecord.decode(buffer, (int) (start - bufferStart), start, segment.toString());
@@ -85,6 +92,10 @@ public final class BackwardLogReader implements Closeable {
             return;
         }
         long start = Math.max(floor, to - Math.max(CHUNK_BYTES, to - from));
+        if (to - start > Integer.MAX_VALUE - 8) {
+            throw new CorruptCecLogException(
+                    segment, from, "a record of " + (to - from) + " bytes, more than an array holds");
+        }
         int length = (int) (to - start);
         if (buffer.length < length) {
             buffer = new byte[length];
@@ -94,8 +105,8 @@ public final class BackwardLogReader implements Closeable {
         while (done < length) {
             int r = in.read(buffer, done, length - done);
             if (r < 0) {
-                throw new IOException(
-                        "CEC log segment " + segment + " ends before offset " + to + " (truncated file)");
+                throw new CorruptCecLogException(
+                        segment, start + done, "the segment ends before offset " + to + " (truncated file)");
             }
             done += r;
         }

@@ -9,7 +9,9 @@ import javax.annotation.Nullable;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.UTFDataFormatException;
 
 /**
  * The header at the start of every segment file. Besides identifying the segment it names the
@@ -26,6 +28,8 @@ public final class SegmentHeader {
 
     static final int MAGIC = 0x4345434C; // "CECL"
     static final int VERSION = 1;
+    /** The bytes of a header with an empty back link name. */
+    private static final int FIXED_BYTES = 4 + 4 + 4 + 4 + 8 + 8 + 2;
 
     private final int subtask;
     private final long sequence;
@@ -76,6 +80,26 @@ public final class SegmentHeader {
         return all.toByteArray();
     }
 
+    /**
+     * Checks that {@code later}'s back link leads to a segment of a lower sequence number, as
+     * rolls and restores write them: a damaged one must not close a loop.
+     */
+    static void checkBackLink(Path later, long laterSequence, Path segment, SegmentHeader header)
+            throws CorruptCecLogException {
+        if (header.sequence >= laterSequence) {
+            throw new CorruptCecLogException(
+                    later,
+                    0,
+                    "back link to " + segment + " (sequence " + header.sequence
+                            + "), not before this segment's sequence " + laterSequence);
+        }
+    }
+
+    /**
+     * Reads and checks the header of {@code segment}: its length must be the bytes it takes, and
+     * its back link a segment name of the same directory with a length past that segment's own
+     * header.
+     */
     public static SegmentHeader read(FileSystem fs, Path segment) throws IOException {
         try (FSDataInputStream raw = fs.open(segment);
                 DataInputStream in = new DataInputStream(raw)) {
@@ -87,19 +111,32 @@ public final class SegmentHeader {
             int length = in.readInt();
             int version = in.readInt();
             if (version != VERSION) {
-                throw new IOException(
-                        "CEC log segment " + segment + " has format version " + version
-                                + ", this reader understands version " + VERSION);
+                throw new CorruptCecLogException(
+                        segment, 8, "format version " + version + ", this reader understands version " + VERSION);
             }
             int subtask = in.readInt();
             long sequence = in.readLong();
             long predecessorLength = in.readLong();
             String predecessor = in.readUTF();
+            long read = raw.getPos();
+            if (length != read) {
+                throw new CorruptCecLogException(
+                        segment, 4, "header length " + length + ", the header takes " + read + " bytes");
+            }
+            if (!predecessor.isEmpty()
+                    && (predecessor.contains("/") || predecessorLength < FIXED_BYTES)) {
+                throw new CorruptCecLogException(
+                        segment,
+                        32,
+                        "impossible back link to '" + predecessor + "' up to offset " + predecessorLength);
+            }
             return new SegmentHeader(
                     subtask,
                     sequence,
                     predecessor.isEmpty() ? null : new LogPosition(predecessor, predecessorLength),
                     length);
+        } catch (EOFException | UTFDataFormatException e) {
+            throw new CorruptCecLogException(segment, 0, "header cut off or unreadable: " + e, e);
         }
     }
 }
