@@ -21,12 +21,11 @@ public final class BackwardLogReader implements Closeable {
     private final FileSystem fs;
     private final Path directory;
 
+    private SegmentExtent extent;
     private Path segment;
-    private long sequence;
     private FSDataInputStream in;
     private long floor;
     private long pos;
-    @Nullable private LogPosition predecessorEnd;
     private byte[] buffer = new byte[0];
     private long bufferStart;
     private int bufferLength;
@@ -35,25 +34,15 @@ public final class BackwardLogReader implements Closeable {
     public BackwardLogReader(FileSystem fs, Path directory, LogPosition from) throws IOException {
         this.fs = fs;
         this.directory = directory;
-        openSegment(from);
+        open(SegmentExtent.endingAt(fs, directory, from));
     }
 
-    private void openSegment(LogPosition end) throws IOException {
-        Path later = segment;
-        segment = new Path(directory, end.segment());
-        SegmentHeader header = SegmentHeader.read(fs, segment);
-        if (later != null) {
-            SegmentHeader.checkBackLink(later, sequence, segment, header);
-        }
-        sequence = header.sequence();
-        if (end.offset() < header.length()) {
-            throw new CorruptCecLogException(
-                    segment, end.offset(), "CEC log position " + end + " lies inside the segment's header");
-        }
+    private void open(SegmentExtent extent) throws IOException {
+        this.extent = extent;
+        segment = extent.path();
         in = fs.open(segment);
-        floor = header.length();
-        pos = end.offset();
-        predecessorEnd = header.predecessorEnd();
+        floor = extent.firstRecordOffset();
+        pos = extent.validLength();
         bufferLength = 0;
     }
 
@@ -61,11 +50,12 @@ public final class BackwardLogReader implements Closeable {
     @Nullable
     public LogRecord previous() throws IOException {
         while (pos == floor) {
-            if (predecessorEnd == null) {
+            SegmentExtent previous = extent.predecessor(fs, directory);
+            if (previous == null) {
                 return null;
             }
             in.close();
-            openSegment(predecessorEnd);
+            open(previous);
         }
         ensure(pos - 4, pos);
         int len = LogRecord.getInt(buffer, (int) (pos - 4 - bufferStart));

@@ -114,22 +114,13 @@ public final class ForwardLogReader implements Closeable {
             }
             LogRecord record;
             try {
-                int len = in.readInt();
-                long frameLength = len + 12L;
-                if (len < 8 || pos + frameLength > extent.validLength()) {
-                    throw new CorruptCecLogException(
-                            extent.path(),
-                            pos,
-                            "record length " + len + " runs past the valid end " + extent.validLength());
+                record = readRecord(extent);
+            } catch (CorruptCecLogException e) {
+                if (expectedTimestamp == null) {
+                    throw e;
                 }
-                readFrame(len);
-                record = LogRecord.decode(frame, 0, pos, extent.path().toString());
-            } catch (EOFException e) {
-                throw new CorruptCecLogException(
-                        extent.path(),
-                        pos,
-                        "segment ends before its recorded valid length " + extent.validLength(),
-                        e);
+                readFromStart(extent, "no record can be read there: " + e.getMessage());
+                continue;
             }
             if (expectedTimestamp != null) {
                 // The index entry the read started at must name this record; else the index is
@@ -137,16 +128,9 @@ public final class ForwardLogReader implements Closeable {
                 long expected = expectedTimestamp;
                 expectedTimestamp = null;
                 if (record.timestamp() != expected) {
-                    LOG.warn(
-                            "The time index of {} names offset {} with timestamp {}, the record there"
-                                    + " has {}; reading the stream from its start instead",
-                            extent.path(),
-                            pos,
-                            expected,
-                            record.timestamp());
-                    closeStream();
-                    extentIndex = 0;
-                    pos = chain.get(0).firstRecordOffset();
+                    readFromStart(
+                            extent,
+                            "it gives timestamp " + expected + ", the record there has " + record.timestamp());
                     continue;
                 }
             }
@@ -155,6 +139,37 @@ public final class ForwardLogReader implements Closeable {
                 return record;
             }
         }
+    }
+
+    private LogRecord readRecord(SegmentExtent extent) throws IOException {
+        try {
+            int len = in.readInt();
+            long frameLength = len + 12L;
+            if (len < 8 || pos + frameLength > extent.validLength()) {
+                throw new CorruptCecLogException(
+                        extent.path(),
+                        pos,
+                        "record length " + len + " runs past the valid end " + extent.validLength());
+            }
+            readFrame(len);
+            return LogRecord.decode(frame, 0, pos, extent.path().toString());
+        } catch (EOFException e) {
+            throw new CorruptCecLogException(
+                    extent.path(), pos, "segment ends before its recorded valid length " + extent.validLength(), e);
+        }
+    }
+
+    /** Drops the time index's start after finding it wrong; reads from the stream's first record. */
+    private void readFromStart(SegmentExtent extent, String why) throws IOException {
+        LOG.warn(
+                "The time index of {} is damaged at the entry for offset {}: {}; reading the stream from its start instead",
+                extent.path(),
+                pos,
+                why);
+        expectedTimestamp = null;
+        closeStream();
+        extentIndex = 0;
+        pos = chain.get(0).firstRecordOffset();
     }
 
     /**

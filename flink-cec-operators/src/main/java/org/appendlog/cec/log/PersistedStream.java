@@ -130,20 +130,10 @@ public final class PersistedStream {
     public static List<SegmentExtent> chainEndingAt(FileSystem fs, Path directory, LogPosition end)
             throws IOException {
         List<SegmentExtent> chain = new ArrayList<>();
-        LogPosition cursor = end;
-        while (cursor != null) {
-            Path segment = new Path(directory, cursor.segment());
-            SegmentHeader header = SegmentHeader.read(fs, segment);
-            if (!chain.isEmpty()) {
-                SegmentExtent later = chain.get(chain.size() - 1);
-                SegmentHeader.checkBackLink(later.path(), later.header().sequence(), segment, header);
-            }
-            if (cursor.offset() < header.length()) {
-                throw new CorruptCecLogException(
-                        segment, cursor.offset(), "the stream's end " + cursor + " lies inside the segment's header");
-            }
-            chain.add(new SegmentExtent(segment, header, cursor.offset()));
-            cursor = header.predecessorEnd();
+        for (SegmentExtent extent = SegmentExtent.endingAt(fs, directory, end);
+                extent != null;
+                extent = extent.predecessor(fs, directory)) {
+            chain.add(extent);
         }
         Collections.reverse(chain);
         return chain;

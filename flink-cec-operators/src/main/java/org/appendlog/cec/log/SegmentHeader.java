@@ -12,6 +12,8 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UTFDataFormatException;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
 
 /**
  * The header at the start of every segment file. Besides identifying the segment it names the
@@ -22,13 +24,17 @@ import java.io.UTFDataFormatException;
  *
  * <p>Layout: magic (int), header length (int), format version (int), subtask (int), sequence
  * number (long), predecessor valid length (long), predecessor name (UTF, empty for the first
- * segment).
+ * segment), CRC32C of all that (int). The CRC guards the back link: a damaged valid length that
+ * still ended on a record would drop the records after it without an error. Version 1 headers,
+ * without the CRC, are still read.
  */
 public final class SegmentHeader {
 
     static final int MAGIC = 0x4345434C; // "CECL"
-    static final int VERSION = 1;
-    /** The bytes of a header with an empty back link name. */
+    static final int VERSION = 2;
+    /** The first version that ends with a CRC32C. */
+    private static final int CHECKSUMMED = 2;
+    /** The bytes of a version 1 header with an empty back link name. */
     private static final int FIXED_BYTES = 4 + 4 + 4 + 4 + 8 + 8 + 2;
 
     private final int subtask;
@@ -74,8 +80,12 @@ public final class SegmentHeader {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         DataOutputStream framed = new DataOutputStream(all);
         framed.writeInt(MAGIC);
-        framed.writeInt(8 + body.size());
+        framed.writeInt(8 + body.size() + 4);
         body.writeTo(framed);
+        framed.flush();
+        CRC32C crc = new CRC32C();
+        crc.update(all.toByteArray());
+        framed.writeInt((int) crc.getValue());
         framed.flush();
         return all.toByteArray();
     }
@@ -101,8 +111,9 @@ public final class SegmentHeader {
      * header.
      */
     public static SegmentHeader read(FileSystem fs, Path segment) throws IOException {
-        try (FSDataInputStream raw = fs.open(segment);
-                DataInputStream in = new DataInputStream(raw)) {
+        try (FSDataInputStream raw = fs.open(segment)) {
+            CRC32C crc = new CRC32C();
+            DataInputStream in = new DataInputStream(new CheckedInputStream(raw, crc));
             int magic = in.readInt();
             if (magic != MAGIC) {
                 throw new IOException(
@@ -110,15 +121,22 @@ public final class SegmentHeader {
             }
             int length = in.readInt();
             int version = in.readInt();
-            if (version != VERSION) {
+            if (version < 1 || version > VERSION) {
                 throw new CorruptCecLogException(
-                        segment, 8, "format version " + version + ", this reader understands version " + VERSION);
+                        segment, 8, "format version " + version + ", this reader understands 1 to " + VERSION);
             }
             int subtask = in.readInt();
             long sequence = in.readLong();
             long predecessorLength = in.readLong();
             String predecessor = in.readUTF();
             long read = raw.getPos();
+            if (version >= CHECKSUMMED) {
+                int computed = (int) crc.getValue();
+                if (new DataInputStream(raw).readInt() != computed) {
+                    throw new CorruptCecLogException(segment, read, "CRC32C mismatch in the segment header");
+                }
+                read += 4;
+            }
             if (length != read) {
                 throw new CorruptCecLogException(
                         segment, 4, "header length " + length + ", the header takes " + read + " bytes");

@@ -376,7 +376,7 @@ class FuzzedLogTest {
         }
         fields.add(new long[] {in.getPosition(), 4});
         names.add("CRC32C");
-        assertThat(in.getPosition() + 4).as("the manifest's fields end at its end").isEqualTo(bytes.length);
+        assertThat(in.getPosition() + 4).as("the manifest ends with its CRC32C").isEqualTo(bytes.length);
         for (int f = 0; f < fields.size(); f++) {
             long[] field = fields.get(f);
             field(out, manifest, "manifest", names.get(f), field[0], (int) field[1], random);
