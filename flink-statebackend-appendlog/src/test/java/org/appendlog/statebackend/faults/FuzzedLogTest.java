@@ -6,6 +6,7 @@ import org.appendlog.statebackend.BackendHarness;
 import org.appendlog.statebackend.faults.FaultHarness.Completed;
 import org.appendlog.statebackend.log.BatchFormat;
 import org.appendlog.statebackend.tool.LogTool;
+import org.appendlog.testing.MutationRun;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.memory.DataInputDeserializer;

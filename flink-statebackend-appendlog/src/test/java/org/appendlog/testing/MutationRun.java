@@ -1,4 +1,6 @@
-package org.appendlog.statebackend.faults;
+package org.appendlog.testing;
+
+import org.appendlog.statebackend.faults.ReliabilityLog;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -18,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * A seeded fuzz run over files: collects mutations (a field set to 0, -1, 2^31-1 or the longest
@@ -251,7 +254,7 @@ public final class MutationRun {
                             } catch (Violation v) {
                                 return "VIOLATION " + v.getMessage();
                             } catch (Throwable t) {
-                                return "VIOLATION " + FaultHarness.messages(t);
+                                return "VIOLATION " + describe(t);
                             }
                         });
         try {
@@ -272,7 +275,7 @@ public final class MutationRun {
         String named = null;
         for (Throwable t : causes(failure)) {
             if (t instanceof Error || t instanceof RuntimeException) {
-                throw new Violation(t.getClass().getName() + ": " + t.getMessage() + " in " + FaultHarness.messages(failure));
+                throw new Violation(t.getClass().getName() + ": " + t.getMessage() + " in " + describe(failure));
             }
             String message = t.getMessage();
             if (named == null && message != null && message.contains(file) && AT_OFFSET.matcher(message).find()) {
@@ -280,9 +283,16 @@ public final class MutationRun {
             }
         }
         if (named == null) {
-            throw new Violation("the error names no offset of " + file + ": " + FaultHarness.messages(failure));
+            throw new Violation("the error names no offset of " + file + ": " + describe(failure));
         }
         return named;
+    }
+
+    /** The class and message of {@code t} and of each of its {@link #causes}. */
+    private static String describe(Throwable t) {
+        return causes(t).stream()
+                .map(c -> c.getClass().getSimpleName() + ": " + c.getMessage())
+                .collect(Collectors.joining(" <- "));
     }
 
     /** {@code t}, its causes and what they suppressed. */
