@@ -116,8 +116,8 @@ public final class SegmentHeader {
             DataInputStream in = new DataInputStream(new CheckedInputStream(raw, crc));
             int magic = in.readInt();
             if (magic != MAGIC) {
-                throw new IOException(
-                        String.format("%s is not a CEC log segment (magic 0x%08X at offset 0)", segment, magic));
+                throw new CorruptCecLogException(
+                        segment, 0, String.format("not a CEC log segment (magic 0x%08X)", magic));
             }
             int length = in.readInt();
             int version = in.readInt();
