@@ -90,6 +90,12 @@ public final class MutationRun {
     private final List<Mutation> mutations = new ArrayList<>();
 
     public MutationRun(String name) {
+        // A damaged length read as 4 GiB must fail the allocation, not pass by luck.
+        if (Runtime.getRuntime().maxMemory() >= 4L << 30) {
+            throw new IllegalStateException(
+                    "Run " + name + " with a heap below 4 GiB (the build's -Xmx2g), not "
+                            + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
+        }
         this.name = name;
         this.seed = Long.getLong("appendlog.fuzz.seed", System.nanoTime());
         this.random = new Random(seed);

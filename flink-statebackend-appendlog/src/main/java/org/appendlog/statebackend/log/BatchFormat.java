@@ -33,6 +33,12 @@ import java.util.zip.CRC32C;
  * key group's records are stored as {@link BatchCompression} says (version 2 batches: raw), and
  * the header gives the body's stored and raw lengths, so that a reader without a manifest finds
  * the batch's end, and the index counts raw bytes as its records do.
+ *
+ * <p>Lengths and counts are read before the CRC that covers them can be checked, so each is
+ * bounded first: key groups below Flink's largest max parallelism, raw lengths by LZ4's largest
+ * expansion of the stored ones, key groups one after another inside their batch, a batch inside
+ * its segment. Damage then fails with a {@link CorruptLogException} naming file and offset, never
+ * with an allocation of what a damaged length says.
  */
 public final class BatchFormat {
 
