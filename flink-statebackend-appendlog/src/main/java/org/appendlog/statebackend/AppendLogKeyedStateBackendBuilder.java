@@ -2,6 +2,7 @@ package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.ObjectStoreDetector;
 import org.appendlog.statebackend.log.SegmentedLog;
 import org.appendlog.statebackend.restore.AppendLogRestoreOperation;
@@ -123,6 +124,18 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                                     userCodeClassLoader));
                 } else if (handle instanceof KeyGroupsStateHandle) {
                     flinkFormat.add(handle);
+                } else if (handle instanceof IncrementalRemoteKeyedStateHandle) {
+                    throw new BackendBuildingException(
+                            "The appendlog state backend cannot restore "
+                                    + handle
+                                    + ": its meta data "
+                                    + LogScanner.describe(
+                                            ((IncrementalRemoteKeyedStateHandle) handle)
+                                                    .getMetaDataStateHandle())
+                                    + " has no appendlog manifest magic at offset 0: the"
+                                    + " checkpoint of another state backend, or a damaged"
+                                    + " manifest. To switch from another backend, restore from a"
+                                    + " savepoint in the canonical format.");
                 } else {
                     throw new BackendBuildingException(
                             "The appendlog state backend cannot restore "

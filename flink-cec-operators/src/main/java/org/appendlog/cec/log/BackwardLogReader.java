@@ -21,11 +21,11 @@ public final class BackwardLogReader implements Closeable {
     private final FileSystem fs;
     private final Path directory;
 
+    private SegmentExtent extent;
     private Path segment;
     private FSDataInputStream in;
     private long floor;
     private long pos;
-    @Nullable private LogPosition predecessorEnd;
     private byte[] buffer = new byte[0];
     private long bufferStart;
     private int bufferLength;
@@ -34,20 +34,15 @@ public final class BackwardLogReader implements Closeable {
     public BackwardLogReader(FileSystem fs, Path directory, LogPosition from) throws IOException {
         this.fs = fs;
         this.directory = directory;
-        openSegment(from);
+        open(SegmentExtent.endingAt(fs, directory, from));
     }
 
-    private void openSegment(LogPosition end) throws IOException {
-        segment = new Path(directory, end.segment());
-        SegmentHeader header = SegmentHeader.read(fs, segment);
-        if (end.offset() < header.length()) {
-            throw new IOException(
-                    "CEC log position " + end + " lies inside the header of segment " + segment);
-        }
+    private void open(SegmentExtent extent) throws IOException {
+        this.extent = extent;
+        segment = extent.path();
         in = fs.open(segment);
-        floor = header.length();
-        pos = end.offset();
-        predecessorEnd = header.predecessorEnd();
+        floor = extent.firstRecordOffset();
+        pos = extent.validLength();
         bufferLength = 0;
     }
 
@@ -55,19 +50,21 @@ public final class BackwardLogReader implements Closeable {
     @Nullable
     public LogRecord previous() throws IOException {
         while (pos == floor) {
-            if (predecessorEnd == null) {
+            SegmentExtent previous = extent.predecessor(fs, directory);
+            if (previous == null) {
                 return null;
             }
             in.close();
-            openSegment(predecessorEnd);
+            open(previous);
         }
         ensure(pos - 4, pos);
         int len = LogRecord.getInt(buffer, (int) (pos - 4 - bufferStart));
-        long start = pos - len - 12;
+        long start = pos - len - 12L;
         if (len < 8 || start < floor) {
-            throw new IOException(
-                    "Corrupt CEC log record in " + segment + " ending at offset " + pos
-                            + ": trailer length " + len + " reaches before the first record at " + floor);
+            throw new CorruptCecLogException(
+                    segment,
+                    pos - 4,
+                    "trailer length " + len + " reaches before the first record at " + floor);
         }
         ensure(start, pos);
         LogRecord record = LogRecord.decode(buffer, (int) (start - bufferStart), start, segment.toString());
@@ -85,6 +82,10 @@ public final class BackwardLogReader implements Closeable {
             return;
         }
         long start = Math.max(floor, to - Math.max(CHUNK_BYTES, to - from));
+        if (to - start > Integer.MAX_VALUE - 8) {
+            throw new CorruptCecLogException(
+                    segment, from, "a record of " + (to - from) + " bytes, more than an array holds");
+        }
         int length = (int) (to - start);
         if (buffer.length < length) {
             buffer = new byte[length];
@@ -94,8 +95,8 @@ public final class BackwardLogReader implements Closeable {
         while (done < length) {
             int r = in.read(buffer, done, length - done);
             if (r < 0) {
-                throw new IOException(
-                        "CEC log segment " + segment + " ends before offset " + to + " (truncated file)");
+                throw new CorruptCecLogException(
+                        segment, start + done, "the segment ends before offset " + to + " (truncated file)");
             }
             done += r;
         }

@@ -3,6 +3,9 @@ package org.appendlog.cec.log;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileSystem;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
 import java.io.BufferedInputStream;
@@ -10,14 +13,19 @@ import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * Reads a stream's chain of segment extents forward, returning only records whose timestamp is
  * at or after a start timestamp. The time index selects the segment and offset where reading
- * starts, so a read from a late timestamp skips the older log.
+ * starts, so a read from a late timestamp skips the older log. The record an index entry names
+ * must carry the entry's timestamp; if it does not, the index is damaged and the read starts
+ * over from the stream's first record.
  */
 public final class ForwardLogReader implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ForwardLogReader.class);
 
     private final FileSystem fs;
     private final List<SegmentExtent> chain;
@@ -27,6 +35,8 @@ public final class ForwardLogReader implements Closeable {
     private long pos;
     @Nullable private DataInputStream in;
     private byte[] frame = new byte[256];
+    /** The timestamp that the time index gives the record at {@link #pos}, until it is read. */
+    @Nullable private Long expectedTimestamp;
 
     /**
      * @param resumeAt where a previous reader stopped (segment and offset of the next record), or
@@ -62,10 +72,12 @@ public final class ForwardLogReader implements Closeable {
         pos = chain.isEmpty() ? 0 : chain.get(0).firstRecordOffset();
         for (int i = chain.size() - 1; i >= 0; i--) {
             SegmentExtent extent = chain.get(i);
-            TimeIndex index = TimeIndex.read(fs, extent.path(), extent.validLength());
+            TimeIndex index = TimeIndex.read(fs, extent.path(), extent.firstRecordOffset(), extent.validLength());
             if (!index.isEmpty() && index.firstTimestamp() < fromTimestamp) {
                 extentIndex = i;
-                pos = index.seekOffset(fromTimestamp, extent.firstRecordOffset());
+                int entry = index.entryBefore(fromTimestamp);
+                pos = index.offset(entry);
+                expectedTimestamp = index.timestamp(entry);
                 return;
             }
         }
@@ -102,29 +114,82 @@ public final class ForwardLogReader implements Closeable {
             }
             LogRecord record;
             try {
-                int len = in.readInt();
-                int frameLength = len + 12;
-                if (len < 8 || pos + frameLength > extent.validLength()) {
-                    throw new IOException(
-                            "Corrupt CEC log record in " + extent.path() + " at offset " + pos
-                                    + ": length " + len + " runs past the valid end " + extent.validLength());
+                record = readRecord(extent);
+            } catch (CorruptCecLogException e) {
+                if (expectedTimestamp == null) {
+                    throw e;
                 }
-                if (frame.length < frameLength) {
-                    frame = new byte[Math.max(frameLength, frame.length * 2)];
+                readFromStart(extent, "no record can be read there: " + e.getMessage());
+                continue;
+            }
+            if (expectedTimestamp != null) {
+                // The index entry the read started at must name this record; else the index is
+                // damaged, and the records it skipped may be wanted.
+                long expected = expectedTimestamp;
+                expectedTimestamp = null;
+                if (record.timestamp() != expected) {
+                    readFromStart(
+                            extent,
+                            "it gives timestamp " + expected + ", the record there has " + record.timestamp());
+                    continue;
                 }
-                LogRecord.putInt(frame, 0, len);
-                in.readFully(frame, 4, frameLength - 4);
-                record = LogRecord.decode(frame, 0, pos, extent.path().toString());
-            } catch (EOFException e) {
-                throw new IOException(
-                        "CEC log segment " + extent.path() + " ends at offset " + pos
-                                + " before its recorded valid length " + extent.validLength(), e);
             }
             pos = record.endOffset();
             if (record.timestamp() >= fromTimestamp) {
                 return record;
             }
         }
+    }
+
+    private LogRecord readRecord(SegmentExtent extent) throws IOException {
+        try {
+            int len = in.readInt();
+            long frameLength = len + 12L;
+            if (len < 8 || pos + frameLength > extent.validLength()) {
+                throw new CorruptCecLogException(
+                        extent.path(),
+                        pos,
+                        "record length " + len + " runs past the valid end " + extent.validLength());
+            }
+            readFrame(len);
+            return LogRecord.decode(frame, 0, pos, extent.path().toString());
+        } catch (EOFException e) {
+            throw new CorruptCecLogException(
+                    extent.path(), pos, "segment ends before its recorded valid length " + extent.validLength(), e);
+        }
+    }
+
+    /** Drops the time index's start after finding it wrong; reads from the stream's first record. */
+    private void readFromStart(SegmentExtent extent, String why) throws IOException {
+        LOG.warn(
+                "The time index of {} is damaged at the entry for offset {}: {}; reading the stream from its start instead",
+                extent.path(),
+                pos,
+                why);
+        expectedTimestamp = null;
+        closeStream();
+        extentIndex = 0;
+        pos = chain.get(0).firstRecordOffset();
+    }
+
+    /**
+     * Reads the rest of the frame whose length field {@code len} was read into {@link #frame}.
+     * The buffer grows with the bytes that are there, so that a damaged length fails at the
+     * file's end instead of allocating it.
+     */
+    private void readFrame(int len) throws IOException {
+        int frameLength = len + 12;
+        int read = 4;
+        while (true) {
+            int chunk = Math.min(frame.length, frameLength) - read;
+            in.readFully(frame, read, chunk);
+            read += chunk;
+            if (read == frameLength) {
+                break;
+            }
+            frame = Arrays.copyOf(frame, (int) Math.min(frameLength, 2L * frame.length));
+        }
+        LogRecord.putInt(frame, 0, len);
     }
 
     private void closeStream() throws IOException {

@@ -33,8 +33,14 @@ public final class LogPosition implements Serializable {
         out.writeLong(offset);
     }
 
+    /** Reads what {@link #write} wrote: a file name of the subtask's directory and an offset. */
     public static LogPosition read(DataInput in) throws IOException {
-        return new LogPosition(in.readUTF(), in.readLong());
+        String segment = in.readUTF();
+        long offset = in.readLong();
+        if (segment.isEmpty() || segment.contains("/") || offset < 0) {
+            throw new IOException("Impossible CEC log position '" + segment + "' @ " + offset);
+        }
+        return new LogPosition(segment, offset);
     }
 
     @Override

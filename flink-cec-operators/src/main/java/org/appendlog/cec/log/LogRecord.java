@@ -1,6 +1,5 @@
 package org.appendlog.cec.log;
 
-import java.io.IOException;
 import java.util.zip.CRC32C;
 
 /**
@@ -64,15 +63,14 @@ public final class LogRecord {
      * Decodes the frame that occupies {@code buf[pos, pos + frameLength)}, verifying its checksum;
      * {@code where} names the file for the error message.
      */
-    static LogRecord decode(byte[] buf, int pos, long fileOffset, String where) throws IOException {
+    static LogRecord decode(byte[] buf, int pos, long fileOffset, String where) throws CorruptCecLogException {
         int len = getInt(buf, pos);
         int trailer = getInt(buf, pos + 8 + len);
         CRC32C crc = new CRC32C();
         crc.update(buf, pos + 4, len);
         if (trailer != len || (int) crc.getValue() != getInt(buf, pos + 4 + len)) {
-            throw new IOException(
-                    "Corrupt CEC log record in " + where + " at offset " + fileOffset
-                            + " (length " + len + ", trailer " + trailer + ", checksum mismatch or torn write)");
+            throw new CorruptCecLogException(
+                    where, fileOffset, "record of length " + len + ", trailer " + trailer + ": checksum mismatch or torn write");
         }
         byte[] payload = new byte[len - 8];
         System.arraycopy(buf, pos + 12, payload, 0, payload.length);

@@ -130,12 +130,10 @@ public final class PersistedStream {
     public static List<SegmentExtent> chainEndingAt(FileSystem fs, Path directory, LogPosition end)
             throws IOException {
         List<SegmentExtent> chain = new ArrayList<>();
-        LogPosition cursor = end;
-        while (cursor != null) {
-            Path segment = new Path(directory, cursor.segment());
-            SegmentHeader header = SegmentHeader.read(fs, segment);
-            chain.add(new SegmentExtent(segment, header, cursor.offset()));
-            cursor = header.predecessorEnd();
+        for (SegmentExtent extent = SegmentExtent.endingAt(fs, directory, end);
+                extent != null;
+                extent = extent.predecessor(fs, directory)) {
+            chain.add(extent);
         }
         Collections.reverse(chain);
         return chain;

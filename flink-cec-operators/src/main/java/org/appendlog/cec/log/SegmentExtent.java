@@ -1,6 +1,12 @@
 package org.appendlog.cec.log;
 
+import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+
+import javax.annotation.Nullable;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
 
 /** The valid part of one segment on a stream's chain: bytes {@code [header, validLength)}. */
 public final class SegmentExtent {
@@ -9,10 +15,45 @@ public final class SegmentExtent {
     private final SegmentHeader header;
     private final long validLength;
 
-    SegmentExtent(Path path, SegmentHeader header, long validLength) {
+    private SegmentExtent(Path path, SegmentHeader header, long validLength) {
         this.path = path;
         this.header = header;
         this.validLength = validLength;
+    }
+
+    /** The extent of the segment that {@code end} names in {@code directory}, up to {@code end}. */
+    static SegmentExtent endingAt(FileSystem fs, Path directory, LogPosition end) throws IOException {
+        Path path = new Path(directory, end.segment());
+        return of(path, SegmentHeader.read(fs, path), end.offset());
+    }
+
+    /**
+     * The extent that this segment's back link names, or null for a stream's first segment: the
+     * segment must exist and come before this one in the stream.
+     */
+    @Nullable
+    SegmentExtent predecessor(FileSystem fs, Path directory) throws IOException {
+        LogPosition link = header.predecessorEnd();
+        if (link == null) {
+            return null;
+        }
+        Path previous = new Path(directory, link.segment());
+        SegmentHeader previousHeader;
+        try {
+            previousHeader = SegmentHeader.read(fs, previous);
+        } catch (FileNotFoundException e) {
+            throw new CorruptCecLogException(path, 32, "the back link names " + previous + ", which is missing", e);
+        }
+        SegmentHeader.checkBackLink(path, header.sequence(), previous, previousHeader);
+        return of(previous, previousHeader, link.offset());
+    }
+
+    private static SegmentExtent of(Path path, SegmentHeader header, long validLength) throws CorruptCecLogException {
+        if (validLength < header.length()) {
+            throw new CorruptCecLogException(
+                    path, validLength, "the stream's end lies inside the segment's header of " + header.length() + " bytes");
+        }
+        return new SegmentExtent(path, header, validLength);
     }
 
     public Path path() {

@@ -9,7 +9,11 @@ import javax.annotation.Nullable;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.UTFDataFormatException;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
 
 /**
  * The header at the start of every segment file. Besides identifying the segment it names the
@@ -20,12 +24,18 @@ import java.io.IOException;
  *
  * <p>Layout: magic (int), header length (int), format version (int), subtask (int), sequence
  * number (long), predecessor valid length (long), predecessor name (UTF, empty for the first
- * segment).
+ * segment), CRC32C of all that (int). The CRC guards the back link: a damaged valid length that
+ * still ended on a record would drop the records after it without an error. Version 1 headers,
+ * without the CRC, are still read.
  */
 public final class SegmentHeader {
 
     static final int MAGIC = 0x4345434C; // "CECL"
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    /** The first version that ends with a CRC32C. */
+    private static final int CHECKSUMMED = 2;
+    /** The bytes of a version 1 header with an empty back link name. */
+    private static final int FIXED_BYTES = 4 + 4 + 4 + 4 + 8 + 8 + 2;
 
     private final int subtask;
     private final long sequence;
@@ -70,36 +80,81 @@ public final class SegmentHeader {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         DataOutputStream framed = new DataOutputStream(all);
         framed.writeInt(MAGIC);
-        framed.writeInt(8 + body.size());
+        framed.writeInt(8 + body.size() + 4);
         body.writeTo(framed);
+        framed.flush();
+        CRC32C crc = new CRC32C();
+        crc.update(all.toByteArray());
+        framed.writeInt((int) crc.getValue());
         framed.flush();
         return all.toByteArray();
     }
 
+    /**
+     * Checks that {@code later}'s back link leads to a segment of a lower sequence number, as
+     * rolls and restores write them: a damaged one must not close a loop.
+     */
+    static void checkBackLink(Path later, long laterSequence, Path segment, SegmentHeader header)
+            throws CorruptCecLogException {
+        if (header.sequence >= laterSequence) {
+            throw new CorruptCecLogException(
+                    later,
+                    0,
+                    "back link to " + segment + " (sequence " + header.sequence
+                            + "), not before this segment's sequence " + laterSequence);
+        }
+    }
+
+    /**
+     * Reads and checks the header of {@code segment}: its length must be the bytes it takes, and
+     * its back link a segment name of the same directory with a length past that segment's own
+     * header.
+     */
     public static SegmentHeader read(FileSystem fs, Path segment) throws IOException {
-        try (FSDataInputStream raw = fs.open(segment);
-                DataInputStream in = new DataInputStream(raw)) {
+        try (FSDataInputStream raw = fs.open(segment)) {
+            CRC32C crc = new CRC32C();
+            DataInputStream in = new DataInputStream(new CheckedInputStream(raw, crc));
             int magic = in.readInt();
             if (magic != MAGIC) {
-                throw new IOException(
-                        String.format("%s is not a CEC log segment (magic 0x%08X at offset 0)", segment, magic));
+                throw new CorruptCecLogException(
+                        segment, 0, String.format("not a CEC log segment (magic 0x%08X)", magic));
             }
             int length = in.readInt();
             int version = in.readInt();
-            if (version != VERSION) {
-                throw new IOException(
-                        "CEC log segment " + segment + " has format version " + version
-                                + ", this reader understands version " + VERSION);
+            if (version < 1 || version > VERSION) {
+                throw new CorruptCecLogException(
+                        segment, 8, "format version " + version + ", this reader understands 1 to " + VERSION);
             }
             int subtask = in.readInt();
             long sequence = in.readLong();
             long predecessorLength = in.readLong();
             String predecessor = in.readUTF();
+            long read = raw.getPos();
+            if (version >= CHECKSUMMED) {
+                int computed = (int) crc.getValue();
+                if (new DataInputStream(raw).readInt() != computed) {
+                    throw new CorruptCecLogException(segment, read, "CRC32C mismatch in the segment header");
+                }
+                read += 4;
+            }
+            if (length != read) {
+                throw new CorruptCecLogException(
+                        segment, 4, "header length " + length + ", the header takes " + read + " bytes");
+            }
+            if (!predecessor.isEmpty()
+                    && (predecessor.contains("/") || predecessorLength < FIXED_BYTES)) {
+                throw new CorruptCecLogException(
+                        segment,
+                        32,
+                        "impossible back link to '" + predecessor + "' up to offset " + predecessorLength);
+            }
             return new SegmentHeader(
                     subtask,
                     sequence,
                     predecessor.isEmpty() ? null : new LogPosition(predecessor, predecessorLength),
                     length);
+        } catch (EOFException | UTFDataFormatException e) {
+            throw new CorruptCecLogException(segment, 0, "header cut off or unreadable: " + e, e);
         }
     }
 }

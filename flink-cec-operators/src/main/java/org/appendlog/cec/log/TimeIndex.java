@@ -12,8 +12,8 @@ import java.util.Arrays;
  * one for the first record of the segment and then one whenever at least {@code
  * cec.log.index-interval} bytes were appended since the previous entry. Timestamps never decrease
  * along a stream, so the last entry before a timestamp bounds where reading from it must start.
- * Entries pointing beyond the segment's valid length (a tail left by a failed attempt) and a torn
- * last entry are ignored.
+ * Entries pointing beyond the segment's valid length (a tail left by a failed attempt), out of
+ * order, and a torn last entry are ignored; a reader checks the record an entry names.
  */
 public final class TimeIndex {
 
@@ -36,7 +36,13 @@ public final class TimeIndex {
         LogRecord.putLong(entry, 8, offset);
     }
 
-    public static TimeIndex read(FileSystem fs, Path segment, long validLength) throws IOException {
+    /**
+     * The index of {@code segment}, whose records start at {@code firstRecordOffset}: its entries
+     * up to the first that points outside {@code [firstRecordOffset, validLength)} or out of
+     * order (a tail left by a failed attempt, or damage).
+     */
+    public static TimeIndex read(FileSystem fs, Path segment, long firstRecordOffset, long validLength)
+            throws IOException {
         Path file = indexFileOf(segment);
         if (!fs.exists(file)) {
             return new TimeIndex(new long[0], new long[0]);
@@ -50,11 +56,14 @@ public final class TimeIndex {
         long[] off = new long[n];
         int kept = 0;
         for (int i = 0; i < n; i++) {
+            long timestamp = LogRecord.getLong(bytes, i * ENTRY_BYTES);
             long offset = LogRecord.getLong(bytes, i * ENTRY_BYTES + 8);
-            if (offset >= validLength) {
+            if (offset < firstRecordOffset
+                    || offset >= validLength
+                    || (kept > 0 && (offset <= off[kept - 1] || timestamp < ts[kept - 1]))) {
                 break;
             }
-            ts[kept] = LogRecord.getLong(bytes, i * ENTRY_BYTES);
+            ts[kept] = timestamp;
             off[kept] = offset;
             kept++;
         }
@@ -71,15 +80,23 @@ public final class TimeIndex {
     }
 
     /**
-     * Offset from which a forward scan finds every record with timestamp at or after {@code
-     * timestamp}: the last indexed record strictly before it, or the first record.
+     * The entry from which a forward scan finds every record with timestamp at or after {@code
+     * timestamp}: the last one strictly before it; only if {@link #firstTimestamp()} is before it.
      */
-    public long seekOffset(long timestamp, long firstRecordOffset) {
-        long result = firstRecordOffset;
-        for (int i = 0; i < timestamps.length && timestamps[i] < timestamp; i++) {
-            result = offsets[i];
+    public int entryBefore(long timestamp) {
+        int entry = 0;
+        for (int i = 1; i < timestamps.length && timestamps[i] < timestamp; i++) {
+            entry = i;
         }
-        return result;
+        return entry;
+    }
+
+    public long timestamp(int entry) {
+        return timestamps[entry];
+    }
+
+    public long offset(int entry) {
+        return offsets[entry];
     }
 
     public int size() {

@@ -38,6 +38,9 @@ final class CecLogEnumeratorStateSerializer implements SimpleVersionedSerializer
         }
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized));
         int n = in.readInt();
+        if (n < 0 || n > serialized.length) {
+            throw new IOException("CEC source enumerator state of " + serialized.length + " bytes counts " + n + " splits");
+        }
         List<CecLogSplit> splits = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             splits.add(CecLogSplitSerializer.read(in));

@@ -33,6 +33,12 @@ public enum BatchCompression implements DescribedEnum {
     /** Longer key groups are stored raw: LZ4's bound for them would not fit an array. */
     private static final int MAX_COMPRESSIBLE = Integer.MAX_VALUE / 2;
 
+    /**
+     * LZ4's largest expansion: one byte of a block's length extension adds at most 255 bytes of
+     * output, every other byte of a block less.
+     */
+    private static final int MAX_RATIO = 255;
+
     private final int id;
     private final String description;
 
@@ -53,6 +59,14 @@ public enum BatchCompression implements DescribedEnum {
             }
         }
         throw new CorruptLogException(file, offset, "unknown batch compression " + id);
+    }
+
+    /**
+     * The most raw bytes that {@code stored} bytes of {@code blocks} blocks can hold: a raw length
+     * above it is damage, found before anything is allocated for it.
+     */
+    static long maxRawLength(long stored, int blocks) {
+        return stored <= Long.MAX_VALUE / MAX_RATIO ? stored * MAX_RATIO + blocks : Long.MAX_VALUE;
     }
 
     /**
@@ -102,9 +116,17 @@ public enum BatchCompression implements DescribedEnum {
         if (rawLength == length - 4) {
             return KeyGroupRecords.stored(bytes, offset + 4, rawLength, file, fileOffset + 4);
         }
-        if (rawLength <= 0 || rawLength < length - 4) {
+        if (rawLength <= 0 || rawLength < length - 4 || rawLength > maxRawLength(length - 4, 1)) {
             throw new CorruptLogException(
-                    file, fileOffset, "LZ4 block gives an impossible length " + rawLength);
+                    file,
+                    fileOffset,
+                    "LZ4 block of "
+                            + (length - 4)
+                            + " bytes gives an impossible length "
+                            + rawLength
+                            + " (LZ4 expands at most "
+                            + MAX_RATIO
+                            + " times)");
         }
         byte[] raw = new byte[rawLength];
         int decompressed;

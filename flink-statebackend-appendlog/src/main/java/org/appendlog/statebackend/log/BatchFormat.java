@@ -4,10 +4,12 @@ import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -31,6 +33,12 @@ import java.util.zip.CRC32C;
  * key group's records are stored as {@link BatchCompression} says (version 2 batches: raw), and
  * the header gives the body's stored and raw lengths, so that a reader without a manifest finds
  * the batch's end, and the index counts raw bytes as its records do.
+ *
+ * <p>Lengths and counts are read before the CRC that covers them can be checked, so each is
+ * bounded first: key groups below Flink's largest max parallelism, raw lengths by LZ4's largest
+ * expansion of the stored ones, key groups one after another inside their batch, a batch inside
+ * its segment. Damage then fails with a {@link CorruptLogException} naming file and offset, never
+ * with an allocation of what a damaged length says.
  */
 public final class BatchFormat {
 
@@ -48,8 +56,20 @@ public final class BatchFormat {
     private static final int FOOTER_MAGIC = 0x414C4654; // "ALFT"
     private static final int FOOTER_ENTRY_BYTES = 16;
     private static final int FOOTER_TAIL_BYTES = 12;
+    /** Key groups are numbered below Flink's largest max parallelism. */
+    private static final int KEY_GROUP_LIMIT = KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM;
+    /**
+     * A read of a length not yet covered by a CRC allocates at most this much ahead of the bytes
+     * it got: a damaged length then fails at the end of the file, not in the allocation.
+     */
+    private static final int UNVERIFIED_READ_STEP = 1 << 20;
 
     private BatchFormat() {}
+
+    /** Whether a segment whose header gives {@code version} holds batches this class reads. */
+    public static boolean readsSegmentsOf(int version) {
+        return version == UNCOMPRESSED_VERSION || version == FORMAT_VERSION;
+    }
 
     public static byte[] segmentHeader() {
         DataOutputSerializer out = new DataOutputSerializer(SEGMENT_HEADER_BYTES);
@@ -198,11 +218,14 @@ public final class BatchFormat {
     }
 
     /**
-     * Finds the extent of the batch starting at {@code offset} without a manifest, by reading its
-     * header and stepping over its records (the header counts them, each is length-prefixed).
-     * The result is then checked with {@link #readIndex} and {@link #readKeyGroups}.
+     * Finds the extent of the batch starting at {@code offset} of a segment of {@code
+     * segmentLength} bytes without a manifest, by reading its header and stepping over its
+     * records (the header counts them, each is length-prefixed). A batch that would end past the
+     * segment's end fails. The result is then checked with {@link #readIndex} and {@link
+     * #readKeyGroups}.
      */
-    public static BatchLocation locate(FSDataInputStream in, String file, String segment, long offset)
+    public static BatchLocation locate(
+            FSDataInputStream in, String file, String segment, long offset, long segmentLength)
             throws IOException {
         in.seek(offset);
         java.io.DataInputStream data = new java.io.DataInputStream(in);
@@ -213,9 +236,15 @@ public final class BatchFormat {
             int version = data.readByte();
             long checkpointId = data.readLong();
             long minCheckpointId = data.readLong();
-            KeyGroupRange range = KeyGroupRange.of(data.readInt(), data.readInt());
+            KeyGroupRange range = keyGroups(data.readInt(), data.readInt(), file, offset + 21);
             long records = data.readLong();
             int states = data.readInt();
+            if (records < 0 || states < 0) {
+                throw new CorruptLogException(
+                        file,
+                        offset + 29,
+                        "batch header counts " + records + " records of " + states + " states");
+            }
             for (int i = 0; i < states; i++) {
                 data.readUTF();
             }
@@ -235,7 +264,10 @@ public final class BatchFormat {
                 rawBody = data.readLong();
                 headerEnd = in.getPos();
                 // Not yet checked against the CRC, which needs the footer these lengths find.
-                if (storedBody < 0 || rawBody < storedBody - 4L * range.getNumberOfKeyGroups()) {
+                if (storedBody < 0
+                        || storedBody > segmentLength
+                        || rawBody < storedBody - 4L * range.getNumberOfKeyGroups()
+                        || rawBody > BatchCompression.maxRawLength(storedBody, range.getNumberOfKeyGroups())) {
                     throw new CorruptLogException(
                             file,
                             offset,
@@ -253,8 +285,17 @@ public final class BatchFormat {
                     headerEnd
                             - offset
                             + storedBody
-                            + range.getNumberOfKeyGroups() * FOOTER_ENTRY_BYTES
-                            + FOOTER_TAIL_BYTES;
+                            + footerLength(range);
+            if (offset + length > segmentLength) {
+                throw new CorruptLogException(
+                        file,
+                        offset,
+                        "batch of "
+                                + length
+                                + " bytes is cut off by the end of the segment ("
+                                + segmentLength
+                                + " bytes): torn, truncated, or a damaged length");
+            }
             return new BatchLocation(
                     segment,
                     offset,
@@ -273,11 +314,16 @@ public final class BatchFormat {
             throws IOException {
         KeyGroupRange range = loc.keyGroups();
         int groups = range.getNumberOfKeyGroups();
-        int footerLength = groups * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES;
-        long footerStart = loc.offset() + loc.length() - footerLength;
-        if (footerStart < loc.offset()) {
-            throw new CorruptLogException(file, loc.offset(), "batch shorter than its footer");
+        int footerLength = footerLength(range);
+        if (loc.offset() < SEGMENT_HEADER_BYTES
+                || loc.length() < footerLength + 1
+                || loc.length() > Long.MAX_VALUE - loc.offset()) {
+            throw new CorruptLogException(
+                    file,
+                    loc.offset(),
+                    "batch of " + loc.length() + " bytes cannot hold its footer of " + footerLength);
         }
+        long footerStart = loc.offset() + loc.length() - footerLength;
         byte[] footer = readAt(in, file, footerStart, footerLength);
         DataInputDeserializer f = new DataInputDeserializer(footer);
         long[] offsets = new long[groups];
@@ -298,7 +344,7 @@ public final class BatchFormat {
             throw new CorruptLogException(
                     file, footerStart, "footer gives an impossible header length " + headerLength);
         }
-        byte[] header = readAt(in, file, loc.offset(), headerLength);
+        byte[] header = readUnverified(in, file, loc.offset(), headerLength);
         CRC32C crc = new CRC32C();
         crc.update(header);
         crc.update(footer, 0, footerLength - 8);
@@ -332,7 +378,7 @@ public final class BatchFormat {
                             + loc.minCheckpointId()
                             + "); is this file a copy of another segment?");
         }
-        KeyGroupRange written = KeyGroupRange.of(h.readInt(), h.readInt());
+        KeyGroupRange written = keyGroups(h.readInt(), h.readInt(), file, loc.offset() + 21);
         if (!written.equals(range)) {
             throw new CorruptLogException(
                     file,
@@ -341,6 +387,10 @@ public final class BatchFormat {
         }
         long recordCount = h.readLong();
         int stateCount = h.readInt();
+        if (stateCount < 0 || stateCount > h.available() / 2) {
+            throw new CorruptLogException(
+                    file, loc.offset() + 37, "batch header counts " + stateCount + " states");
+        }
         List<String> names = new ArrayList<>(stateCount);
         for (int i = 0; i < stateCount; i++) {
             names.add(h.readUTF());
@@ -352,16 +402,21 @@ public final class BatchFormat {
             compression = BatchCompression.ofId(h.readByte(), file, loc.offset());
             long headerStored = h.readLong();
             rawBody = h.readLong();
-            if (headerStored != storedBody) {
+            if (headerStored != storedBody
+                    || rawBody < 0
+                    || rawBody > BatchCompression.maxRawLength(storedBody, groups)) {
                 throw new CorruptLogException(
                         file,
                         loc.offset(),
                         "batch header gives "
                                 + headerStored
-                                + " bytes of records, its footer and length leave "
+                                + " bytes of records ("
+                                + rawBody
+                                + " raw), its footer and length leave "
                                 + storedBody);
             }
         }
+        checkKeyGroupExtents(file, footerStart, headerLength, storedBody, offsets, lengths);
         BatchLocation verified =
                 new BatchLocation(
                         loc.segment(),
@@ -372,6 +427,68 @@ public final class BatchFormat {
                         minCheckpointId,
                         range);
         return new BatchIndex(verified, names, recordCount, compression, offsets, lengths, crcs);
+    }
+
+    /**
+     * Checks that the footer's key groups lie one after another from the header's end to the
+     * footer, as they are written: every later read of a key group stays inside its batch.
+     */
+    private static void checkKeyGroupExtents(
+            String file,
+            long footerStart,
+            int headerLength,
+            long storedBody,
+            long[] offsets,
+            int[] lengths)
+            throws CorruptLogException {
+        long expected = headerLength;
+        for (int i = 0; i < offsets.length; i++) {
+            if (offsets[i] != expected || lengths[i] < 0) {
+                throw new CorruptLogException(
+                        file,
+                        footerStart + (long) i * FOOTER_ENTRY_BYTES,
+                        "footer places key group #"
+                                + i
+                                + " at "
+                                + offsets[i]
+                                + " (+"
+                                + lengths[i]
+                                + " bytes), where the one before ends at "
+                                + expected);
+            }
+            expected += lengths[i];
+        }
+        if (expected != headerLength + storedBody) {
+            throw new CorruptLogException(
+                    file,
+                    footerStart,
+                    "footer's key groups end at "
+                            + expected
+                            + ", the footer starts at "
+                            + (headerLength + storedBody));
+        }
+    }
+
+    /** The key groups {@code first..last} as a header or manifest at {@code offset} gives them. */
+    static KeyGroupRange keyGroups(int first, int last, String file, long offset)
+            throws CorruptLogException {
+        if (first < 0 || first > last || last >= KEY_GROUP_LIMIT) {
+            throw new CorruptLogException(
+                    file,
+                    offset,
+                    "impossible key groups "
+                            + first
+                            + ".."
+                            + last
+                            + " (key groups are 0 to "
+                            + (KEY_GROUP_LIMIT - 1)
+                            + ")");
+        }
+        return KeyGroupRange.of(first, last);
+    }
+
+    private static int footerLength(KeyGroupRange range) {
+        return range.getNumberOfKeyGroups() * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES;
     }
 
     /**
@@ -386,11 +503,31 @@ public final class BatchFormat {
             int last,
             KeyGroupConsumer consumer)
             throws IOException {
-        int base = index.location.keyGroups().getStartKeyGroup();
+        KeyGroupRange range = index.location.keyGroups();
+        if (first > last || !range.contains(first) || !range.contains(last)) {
+            throw new IllegalArgumentException(
+                    "key groups " + first + ".." + last + " are not all in the batch's " + range);
+        }
+        int base = range.getStartKeyGroup();
         long start = index.offsets[first - base];
         long end = index.offsets[last - base] + index.lengths[last - base];
         if (end == start) {
             return;
+        }
+        if (end - start > MAX_READ) {
+            throw new IOException(
+                    "key groups "
+                            + first
+                            + ".."
+                            + last
+                            + " of the batch at offset "
+                            + index.location.offset()
+                            + " of "
+                            + file
+                            + " take "
+                            + (end - start)
+                            + " bytes, more than one read can hold; restore with more"
+                            + " restore-parallelism (smaller slices)");
         }
         long absolute = index.location.offset() + start;
         byte[] bytes = readAt(in, file, absolute, (int) (end - start));
@@ -418,21 +555,50 @@ public final class BatchFormat {
         void accept(int keyGroup, KeyGroupRecords records) throws IOException;
     }
 
+    /** The largest array the JVM allocates. */
+    private static final int MAX_READ = Integer.MAX_VALUE - 8;
+
     private static byte[] readAt(FSDataInputStream in, String file, long position, int length)
             throws IOException {
-        byte[] buffer = new byte[length];
         in.seek(position);
+        byte[] buffer = new byte[length];
+        readFully(in, file, position, buffer, 0, length);
+        return buffer;
+    }
+
+    /**
+     * Like {@link #readAt}, for a length no CRC covered yet: the buffer grows with the bytes that
+     * are there, so that a damaged length fails at the file's end instead of allocating it.
+     */
+    private static byte[] readUnverified(
+            FSDataInputStream in, String file, long position, int length) throws IOException {
+        in.seek(position);
+        byte[] buffer = new byte[Math.min(length, UNVERIFIED_READ_STEP)];
         int read = 0;
         while (read < length) {
-            int n = in.read(buffer, read, length - read);
+            if (read == buffer.length) {
+                buffer = Arrays.copyOf(buffer, (int) Math.min(length, 2L * buffer.length));
+            }
+            int chunk = buffer.length - read;
+            readFully(in, file, position, buffer, read, chunk);
+            read += chunk;
+        }
+        return buffer;
+    }
+
+    private static void readFully(
+            FSDataInputStream in, String file, long position, byte[] buffer, int from, int length)
+            throws IOException {
+        int read = 0;
+        while (read < length) {
+            int n = in.read(buffer, from + read, length - read);
             if (n < 0) {
                 throw new CorruptLogException(
                         file,
-                        position + read,
+                        position + from + read,
                         "file ends " + (length - read) + " bytes early (truncated segment)");
             }
             read += n;
         }
-        return buffer;
     }
 }

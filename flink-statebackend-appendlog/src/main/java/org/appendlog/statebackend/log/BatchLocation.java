@@ -1,6 +1,6 @@
 package org.appendlog.statebackend.log;
 
-import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.runtime.state.KeyGroupRange;
 
@@ -114,14 +114,38 @@ public final class BatchLocation {
         out.writeInt(keyGroups.getEndKeyGroup());
     }
 
-    public static BatchLocation read(DataInputView in) throws IOException {
+    /** The fewest bytes {@link #write} takes: an empty segment name. */
+    public static final int MIN_WRITTEN_BYTES = 2 + 4 * 8 + 2 * 4;
+
+    /**
+     * Reads what {@link #write} wrote, at the position {@code in} is at in {@code file}, checking
+     * what a batch's location must be: inside a segment, after its header, of valid key groups.
+     */
+    public static BatchLocation read(DataInputDeserializer in, String file) throws IOException {
+        int at = in.getPosition();
+        String segment = in.readUTF();
+        long offset = in.readLong();
+        long length = in.readLong();
+        long checkpointId = in.readLong();
+        long minCheckpointId = in.readLong();
+        KeyGroupRange keyGroups =
+                BatchFormat.keyGroups(in.readInt(), in.readInt(), file, in.getPosition() - 8);
+        if (segment.isEmpty()
+                || offset < BatchFormat.SEGMENT_HEADER_BYTES
+                || length <= 0
+                || length > Long.MAX_VALUE - offset) {
+            throw new CorruptLogException(
+                    file,
+                    at,
+                    "impossible batch location: segment '"
+                            + segment
+                            + "', offset "
+                            + offset
+                            + ", length "
+                            + length);
+        }
         return new BatchLocation(
-                in.readUTF(),
-                in.readLong(),
-                in.readLong(),
-                in.readLong(),
-                in.readLong(),
-                KeyGroupRange.of(in.readInt(), in.readInt()));
+                segment, offset, length, checkpointId, minCheckpointId, keyGroups);
     }
 
     @Override

@@ -57,7 +57,7 @@ public final class RecordCursor {
         try {
             checkpointId = LogRecord.readVar(in);
             long state = LogRecord.readVar(in);
-            if (state > Integer.MAX_VALUE) {
+            if (state < 0 || state > Integer.MAX_VALUE) {
                 throw new IOException("impossible state id " + state);
             }
             stateId = (int) state;

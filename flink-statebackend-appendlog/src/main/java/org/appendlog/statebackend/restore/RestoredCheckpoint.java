@@ -1,5 +1,6 @@
 package org.appendlog.statebackend.restore;
 
+import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.snapshot.CheckpointManifest;
 
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
@@ -8,6 +9,7 @@ import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.StreamStateHandle;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.HashMap;
@@ -58,20 +60,21 @@ public final class RestoredCheckpoint {
     public static boolean isAppendLog(IncrementalRemoteKeyedStateHandle handle) throws IOException {
         try (InputStream in = handle.getMetaDataStateHandle().openInputStream()) {
             return CheckpointManifest.startsWithMagic(new DataInputViewStreamWrapper(in));
+        } catch (EOFException e) {
+            return false;
         }
     }
 
     public static RestoredCheckpoint read(
             IncrementalRemoteKeyedStateHandle handle, ClassLoader classLoader) throws IOException {
-        CheckpointManifest manifest;
-        try (InputStream in = handle.getMetaDataStateHandle().openInputStream()) {
-            DataInputViewStreamWrapper view = new DataInputViewStreamWrapper(in);
-            if (!CheckpointManifest.startsWithMagic(view)) {
-                throw new IOException(
-                        "Not an appendlog checkpoint: " + handle.getMetaDataStateHandle());
-            }
-            manifest = CheckpointManifest.readAfterMagic(view, classLoader);
+        StreamStateHandle metadata = handle.getMetaDataStateHandle();
+        byte[] bytes;
+        // As many bytes as the file holds, whatever its lengths say.
+        try (InputStream in = metadata.openInputStream()) {
+            bytes = in.readAllBytes();
         }
+        CheckpointManifest manifest =
+                CheckpointManifest.read(bytes, LogScanner.describe(metadata), classLoader);
         Map<String, StreamStateHandle> segments = new HashMap<>();
         for (HandleAndLocalPath h : handle.getSharedState()) {
             segments.put(h.getLocalPath(), h.getHandle());

@@ -1,15 +1,20 @@
 package org.appendlog.statebackend.snapshot;
 
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.CorruptLogException;
 
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.CRC32C;
 
 /**
  * What one checkpoint of one backend consists of; written as the meta state handle of its {@code
@@ -18,16 +23,20 @@ import java.util.List;
  *
  * <pre>
  * manifest := MAGIC:int VERSION:int KeyedBackendSerializationProxy
- *             timersLength:int timers batchCount:int BatchLocation*
+ *             timersLength:int timers batchCount:int BatchLocation* crc32c:int
  * </pre>
  *
- * Version 2 tags each queue's timers with their format ({@link TimerFormat}); version 1 manifests
- * are still read.
+ * The CRC32C covers every byte before it: the timers and the batch list are restored as they
+ * are, so a damaged byte must fail the restore, not change a timer. Version 3 added it; version
+ * 2 tags each queue's timers with their format ({@link TimerFormat}). Manifests of versions 1
+ * and 2 are still read, with every length and count checked against the bytes there are.
  */
 public final class CheckpointManifest {
 
     private static final int MAGIC = 0x414C4D46; // "ALMF"
-    private static final int VERSION = 2;
+    private static final int VERSION = 3;
+    /** The first version that ends with a CRC32C. */
+    private static final int CHECKSUMMED = 3;
 
     final int version;
     final KeyedBackendSerializationProxy<?> metadata;
@@ -68,15 +77,20 @@ public final class CheckpointManifest {
     }
 
     void write(DataOutputView out) throws IOException {
-        out.writeInt(MAGIC);
-        out.writeInt(VERSION);
-        metadata.write(out);
-        out.writeInt(timers.length);
-        out.write(timers);
-        out.writeInt(batches.size());
+        DataOutputSerializer bytes = new DataOutputSerializer(256 + timers.length);
+        bytes.writeInt(MAGIC);
+        bytes.writeInt(VERSION);
+        metadata.write(bytes);
+        bytes.writeInt(timers.length);
+        bytes.write(timers);
+        bytes.writeInt(batches.size());
         for (BatchLocation batch : batches) {
-            batch.write(out);
+            batch.write(bytes);
         }
+        CRC32C crc = new CRC32C();
+        crc.update(bytes.getSharedBuffer(), 0, bytes.length());
+        bytes.writeInt((int) crc.getValue());
+        out.write(bytes.getSharedBuffer(), 0, bytes.length());
     }
 
     /** True if the stream starts like a manifest, i.e. the checkpoint was written by appendlog. */
@@ -84,24 +98,91 @@ public final class CheckpointManifest {
         return in.readInt() == MAGIC;
     }
 
-    /** Reads a manifest after {@link #startsWithMagic} consumed the magic. */
-    public static CheckpointManifest readAfterMagic(DataInputView in, ClassLoader classLoader)
+    /**
+     * Reads the manifest {@code bytes} read from {@code file}; a damaged one fails with a {@link
+     * CorruptLogException} naming the file and the offset.
+     */
+    public static CheckpointManifest read(byte[] bytes, String file, ClassLoader classLoader)
             throws IOException {
-        int version = in.readInt();
-        if (version < 1 || version > VERSION) {
-            throw new IOException("Unsupported appendlog manifest version " + version);
+        DataInputDeserializer in = new DataInputDeserializer(bytes);
+        try {
+            if (in.readInt() != MAGIC) {
+                throw new CorruptLogException(file, 0, "not an appendlog manifest (no magic)");
+            }
+            int version = in.readInt();
+            if (version < 1 || version > VERSION) {
+                throw new CorruptLogException(
+                        file, 4, "unsupported appendlog manifest version " + version);
+            }
+            if (version >= CHECKSUMMED) {
+                int end = bytes.length - 4;
+                CRC32C crc = new CRC32C();
+                crc.update(bytes, 0, end);
+                if ((int) crc.getValue() != getInt(bytes, end)) {
+                    throw new CorruptLogException(
+                            file,
+                            end,
+                            "CRC32C mismatch: the manifest ("
+                                    + bytes.length
+                                    + " bytes) is damaged or cut off");
+                }
+                in.setBuffer(bytes, 8, end - 8);
+            }
+            KeyedBackendSerializationProxy<?> metadata =
+                    new KeyedBackendSerializationProxy<>(classLoader);
+            int at = in.getPosition();
+            try {
+                metadata.read(in);
+            } catch (RuntimeException e) {
+                throw new CorruptLogException(
+                        file, at, "unreadable state meta data in the manifest: " + e);
+            }
+            at = in.getPosition();
+            int timersLength = in.readInt();
+            if (timersLength < 0 || timersLength > in.available()) {
+                throw new CorruptLogException(
+                        file,
+                        at,
+                        "manifest gives "
+                                + timersLength
+                                + " bytes of timers, "
+                                + in.available()
+                                + " bytes follow");
+            }
+            byte[] timers = new byte[timersLength];
+            in.readFully(timers);
+            at = in.getPosition();
+            int count = in.readInt();
+            if (count < 0 || count > in.available() / BatchLocation.MIN_WRITTEN_BYTES) {
+                throw new CorruptLogException(
+                        file,
+                        at,
+                        "manifest lists "
+                                + count
+                                + " batches in the "
+                                + in.available()
+                                + " bytes that follow");
+            }
+            List<BatchLocation> batches = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                batches.add(BatchLocation.read(in, file));
+            }
+            if (version >= CHECKSUMMED && in.available() != 0) {
+                throw new CorruptLogException(
+                        file, in.getPosition(), in.available() + " bytes after the batch list");
+            }
+            return new CheckpointManifest(version, metadata, timers, batches);
+        } catch (EOFException e) {
+            throw new CorruptLogException(
+                    file, in.getPosition(), "manifest is cut off (" + bytes.length + " bytes)");
         }
-        KeyedBackendSerializationProxy<?> metadata =
-                new KeyedBackendSerializationProxy<>(classLoader);
-        metadata.read(in);
-        byte[] timers = new byte[in.readInt()];
-        in.readFully(timers);
-        int count = in.readInt();
-        List<BatchLocation> batches = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            batches.add(BatchLocation.read(in));
-        }
-        return new CheckpointManifest(version, metadata, timers, batches);
+    }
+
+    private static int getInt(byte[] b, int p) {
+        return ((b[p] & 0xFF) << 24)
+                | ((b[p + 1] & 0xFF) << 16)
+                | ((b[p + 2] & 0xFF) << 8)
+                | (b[p + 3] & 0xFF);
     }
 
     /** The batches restricted to those that hold key groups of {@code range}. */

@@ -54,7 +54,7 @@ public final class LogTool {
     /** Per state and serialized key and namespace: checkpoint id and length of the latest record. */
     private final Map<String, long[]> latest = new HashMap<>();
 
-    LogTool(PrintStream out) {
+    public LogTool(PrintStream out) {
         this.out = out;
     }
 
@@ -69,7 +69,7 @@ public final class LogTool {
     }
 
     /** Checks (and with {@code inspect} describes) everything at {@code path}; returns the problems. */
-    int run(boolean inspect, Path path) throws Exception {
+    public int run(boolean inspect, Path path) throws Exception {
         FileSystem fs = path.getFileSystem();
         if (path.getName().equals("_metadata")) {
             runOnCheckpoint(inspect, path, fs);
@@ -124,15 +124,16 @@ public final class LogTool {
                 problem(file, 0, "not a state log segment (no segment header)");
                 return;
             }
+            int version = header.readInt();
+            if (!BatchFormat.readsSegmentsOf(version)) {
+                problem(file, 4, "unknown segment format version " + version);
+                return;
+            }
             long offset = BatchFormat.SEGMENT_HEADER_BYTES;
             while (offset < length) {
                 try {
                     BatchLocation location =
-                            BatchFormat.locate(in, file, segment.getName(), offset);
-                    if (offset + location.length() > length) {
-                        problem(file, offset, "batch is cut off (torn or truncated) at the end of the segment");
-                        break;
-                    }
+                            BatchFormat.locate(in, file, segment.getName(), offset, length);
                     found.add(location);
                     offset += location.length();
                 } catch (IOException e) {
@@ -222,7 +223,7 @@ public final class LogTool {
                             count[0],
                             index.stateNames);
                 }
-            } catch (IOException | InterruptedException | RuntimeException e) {
+            } catch (IOException | InterruptedException e) {
                 problem(file, location.offset(), e.getMessage());
             }
         }

@@ -22,7 +22,8 @@ import java.util.stream.Stream;
  * <pre>
  * java -cp flink-statebackend-appendlog/target/test-classes \
  *     org.appendlog.statebackend.faults.ReliabilityReport docs/reliability.md \
- *     flink-statebackend-appendlog/target/reliability flink-hbase-checkpoint/target/reliability
+ *     flink-statebackend-appendlog/target/reliability flink-hbase-checkpoint/target/reliability \
+ *     flink-cec-operators/target/reliability
  * </pre>
  */
 public final class ReliabilityReport {
@@ -34,9 +35,12 @@ public final class ReliabilityReport {
         TITLES.put("checkpoint-faults", "Append-log backend: the writer killed at each step of checkpoint 3 (`CheckpointFaultTest`)");
         TITLES.put("compaction-faults", "Append-log backend: compaction killed at each step (`CompactionFaultTest`)");
         TITLES.put("damaged-log", "Append-log backend: a log of 10 checkpoints damaged on disk (`DamagedLogTest`)");
+        TITLES.put("damaged-manifest", "Append-log backend: a damaged checkpoint manifest (`DamagedManifestTest`)");
+        TITLES.put("fuzzed-log", "Append-log backend: segments and a manifest mutated thousands of ways, by kind of mutation (`FuzzedLogTest`)");
         TITLES.put("hdfs-datanode", "Append-log backend on HDFS: the DataNode restarted during checkpoint 3 (`DataNodeRestartTest`)");
         TITLES.put("object-store", "Append-log backend on S3 (s3proxy, Flink's S3 plugin): checkpoints, compaction and a TaskManager killed (`ObjectStoreTest`)");
         TITLES.put("appendlog-input", "Append-log backend: bad input (`InputValidationTest`)");
+        TITLES.put("cec-fuzzed-log", "CEC operators: stream segments and time indexes mutated thousands of ways, by kind of mutation (`FuzzedSegmentsTest`)");
         TITLES.put("hbase-faults", "HBase storage: cluster faults during a checkpoint, lost rows, cells above the client's limit (`HBaseFaultsITCase`)");
         TITLES.put("hbase-job-id", "HBase storage: a new run under the job id of a run with a retained checkpoint (`HBaseCheckpointStorageJobITCase`)");
         TITLES.put("hbase-input", "HBase storage: bad options (`HBaseInputValidationTest`)");

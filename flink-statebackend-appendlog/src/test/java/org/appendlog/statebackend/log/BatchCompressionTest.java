@@ -258,7 +258,8 @@ class BatchCompressionTest {
                     in,
                     written.file.getPath(),
                     written.file.getName(),
-                    BatchFormat.SEGMENT_HEADER_BYTES);
+                    BatchFormat.SEGMENT_HEADER_BYTES,
+                    written.file.length());
         }
     }
 
