@@ -388,6 +388,11 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         lineage.notifyCheckpointAborted(checkpointId);
     }
 
+    /** The sweep of orphaned log files after the restore: how many it deleted. */
+    public java.util.concurrent.CompletableFuture<Integer> orphanSweep() {
+        return log.orphanSweep();
+    }
+
     @Override
     public void dispose() {
         if (compactor != null) {

@@ -1,6 +1,7 @@
 package org.appendlog.statebackend.snapshot;
 
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.WriterLineage;
 
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -18,36 +19,43 @@ import java.util.List;
  *
  * <pre>
  * manifest := MAGIC:int VERSION:int KeyedBackendSerializationProxy
- *             timersLength:int timers batchCount:int BatchLocation*
+ *             timersLength:int timers batchCount:int BatchLocation* WriterLineage
  * </pre>
  *
- * Version 2 tags each queue's timers with their format ({@link TimerFormat}); version 1 manifests
- * are still read.
+ * Version 2 tags each queue's timers with their format ({@link TimerFormat}); version 3 adds the
+ * {@link WriterLineage} (read as {@link WriterLineage#NONE} from earlier versions); versions 1
+ * and 2 are still read.
  */
 public final class CheckpointManifest {
 
     private static final int MAGIC = 0x414C4D46; // "ALMF"
-    private static final int VERSION = 2;
+    private static final int VERSION = 3;
 
     final int version;
     final KeyedBackendSerializationProxy<?> metadata;
     final byte[] timers;
     final List<BatchLocation> batches;
+    final WriterLineage lineage;
 
     CheckpointManifest(
-            KeyedBackendSerializationProxy<?> metadata, byte[] timers, List<BatchLocation> batches) {
-        this(VERSION, metadata, timers, batches);
+            KeyedBackendSerializationProxy<?> metadata,
+            byte[] timers,
+            List<BatchLocation> batches,
+            WriterLineage lineage) {
+        this(VERSION, metadata, timers, batches, lineage);
     }
 
     private CheckpointManifest(
             int version,
             KeyedBackendSerializationProxy<?> metadata,
             byte[] timers,
-            List<BatchLocation> batches) {
+            List<BatchLocation> batches,
+            WriterLineage lineage) {
         this.version = version;
         this.metadata = metadata;
         this.timers = timers;
         this.batches = batches;
+        this.lineage = lineage;
     }
 
     public KeyedBackendSerializationProxy<?> metadata() {
@@ -67,6 +75,10 @@ public final class CheckpointManifest {
         return batches;
     }
 
+    public WriterLineage lineage() {
+        return lineage;
+    }
+
     void write(DataOutputView out) throws IOException {
         out.writeInt(MAGIC);
         out.writeInt(VERSION);
@@ -77,6 +89,7 @@ public final class CheckpointManifest {
         for (BatchLocation batch : batches) {
             batch.write(out);
         }
+        lineage.write(out);
     }
 
     /** True if the stream starts like a manifest, i.e. the checkpoint was written by appendlog. */
@@ -101,7 +114,8 @@ public final class CheckpointManifest {
         for (int i = 0; i < count; i++) {
             batches.add(BatchLocation.read(in));
         }
-        return new CheckpointManifest(version, metadata, timers, batches);
+        WriterLineage lineage = version >= 3 ? WriterLineage.read(in) : WriterLineage.NONE;
+        return new CheckpointManifest(version, metadata, timers, batches, lineage);
     }
 
     /** The batches restricted to those that hold key groups of {@code range}. */

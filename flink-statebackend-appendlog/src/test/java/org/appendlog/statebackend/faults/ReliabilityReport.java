@@ -36,6 +36,7 @@ public final class ReliabilityReport {
         TITLES.put("damaged-log", "Append-log backend: a log of 10 checkpoints damaged on disk (`DamagedLogTest`)");
         TITLES.put("hdfs-datanode", "Append-log backend on HDFS: the DataNode restarted during checkpoint 3 (`DataNodeRestartTest`)");
         TITLES.put("hdfs-lease-in-task", "Append-log backend on HDFS: a restore on a task thread after the DataNode restarted (`LeaseRecoveryInTaskTest`)");
+        TITLES.put("crash-orphans", "Append-log backend: files that crashed attempts left (`CrashOrphansTest`)");
         TITLES.put("appendlog-input", "Append-log backend: bad input (`InputValidationTest`)");
         TITLES.put("hbase-faults", "HBase storage: cluster faults during a checkpoint (`HBaseFaultsITCase`)");
         TITLES.put("hbase-input", "HBase storage: bad options (`HBaseInputValidationTest`)");
