@@ -293,7 +293,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
      * The id of the attempt's execution graph, shared by all attempts of a job run; Flink shows it
      * only as the first part of the attempt id's string form.
      */
-    static String runOf(ExecutionAttemptID attempt) {
+    private static String runOf(ExecutionAttemptID attempt) {
         String id = String.valueOf(attempt);
         int end = id.indexOf('_');
         String run = end < 0 ? "" : id.substring(0, end);

@@ -40,7 +40,7 @@ final class LeaseRecovery {
     }
 
     @SuppressWarnings("unchecked")
-    static FileSystem unwrapped(FileSystem fs) {
+    private static FileSystem unwrapped(FileSystem fs) {
         return fs instanceof WrappingProxy
                 ? WrappingProxyUtil.stripProxy((WrappingProxy<FileSystem>) fs)
                 : fs;

@@ -4,6 +4,7 @@ import org.appendlog.statebackend.AppendLogKeyedStateBackend;
 import org.appendlog.statebackend.AppendLogOptions;
 import org.appendlog.statebackend.AppendLogStateBackend;
 import org.appendlog.statebackend.BackendHarness;
+import org.appendlog.statebackend.faults.FaultHarness.Completed;
 
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.configuration.Configuration;
@@ -92,8 +93,8 @@ class CrashOrphansTest {
         Run run = new Run(3);
         Attempt first = run.start(null);
         first.checkpoints(1, 8);
-        Set<String> oldest = run.retained.getFirst().files();
-        Set<String> newest = run.retained.getLast().files();
+        Set<String> oldest = filesOf(run.retained.getFirst());
+        Set<String> newest = filesOf(run.retained.getLast());
         assertThat(oldest).as("segments that only an older retained checkpoint refers to")
                 .isNotEqualTo(newest)
                 .isNotEmpty();
@@ -207,24 +208,11 @@ class CrashOrphansTest {
         }
     }
 
-    /** A retained checkpoint and the state it must restore to. */
-    private static final class Retained {
-        final long id;
-        final IncrementalRemoteKeyedStateHandle handle;
-        final Map<Integer, Long> state;
-
-        Retained(long id, IncrementalRemoteKeyedStateHandle handle, Map<Integer, Long> state) {
-            this.id = id;
-            this.handle = handle;
-            this.state = state;
-        }
-
-        /** The log files this checkpoint refers to. */
-        Set<String> files() {
-            return handle.getSharedState().stream()
-                    .map(HandleAndLocalPath::getLocalPath)
-                    .collect(Collectors.toCollection(TreeSet::new));
-        }
+    /** The log files {@code checkpoint} refers to. */
+    private static Set<String> filesOf(Completed checkpoint) {
+        return checkpoint.handle.getSharedState().stream()
+                .map(HandleAndLocalPath::getLocalPath)
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     /** One job run: an execution graph and the JobManager's checkpoint bookkeeping. */
@@ -232,7 +220,7 @@ class CrashOrphansTest {
         final ExecutionGraphID graph = new ExecutionGraphID();
         final ExecutionVertexID vertex = new ExecutionVertexID(new JobVertexID(), 0);
         final SharedStateRegistry registry = BackendHarness.newRegistry();
-        final Deque<Retained> retained = new ArrayDeque<>();
+        final Deque<Completed> retained = new ArrayDeque<>();
         final int numRetained;
         final String checkpointDir;
         int attempts;
@@ -244,7 +232,7 @@ class CrashOrphansTest {
 
         /** A new attempt, restored from the latest retained checkpoint if {@code after} crashed. */
         Attempt start(Attempt after) throws Exception {
-            Retained latest = after == null ? null : retained.peekLast();
+            Completed latest = after == null ? null : retained.peekLast();
             return new Attempt(
                     this,
                     new ExecutionAttemptID(graph, vertex, attempts++),
@@ -260,7 +248,7 @@ class CrashOrphansTest {
             IncrementalRemoteKeyedStateHandle handle =
                     (IncrementalRemoteKeyedStateHandle) result.getJobManagerOwnedSnapshot();
             registry.registerAll(Collections.singletonList(handle), id);
-            retained.addLast(new Retained(id, handle, new TreeMap<>(attempt.model)));
+            retained.addLast(new Completed(id, handle, new TreeMap<>(attempt.model)));
             while (retained.size() > numRetained) {
                 retained.removeFirst().handle.discardState();
             }
@@ -270,25 +258,14 @@ class CrashOrphansTest {
 
         Set<String> retainedFiles() {
             Set<String> files = new TreeSet<>();
-            retained.forEach(r -> files.addAll(r.files()));
+            retained.forEach(r -> files.addAll(filesOf(r)));
             return files;
         }
 
         /** Restores each retained checkpoint in a job run of its own, which sweeps nothing here. */
         void assertRetainedRestoreExactly() throws Exception {
-            for (Retained checkpoint : retained) {
-                AppendLogKeyedStateBackend<Integer> restored =
-                        BackendHarness.build(
-                                stateBackend(),
-                                Collections.singletonList(checkpoint.handle),
-                                ExecutionAttemptID.randomId());
-                try {
-                    assertThat(contents(restored))
-                            .as("checkpoint %d restored", checkpoint.id)
-                            .isEqualTo(checkpoint.state);
-                } finally {
-                    restored.dispose();
-                }
+            for (Completed checkpoint : retained) {
+                FaultHarness.assertRestoresExactly(stateBackend(), checkpointDir, checkpoint);
             }
         }
 
@@ -416,25 +393,5 @@ class CrashOrphansTest {
         void end() {
             backend.dispose();
         }
-    }
-
-    private static Map<Integer, Long> contents(AppendLogKeyedStateBackend<Integer> backend)
-            throws Exception {
-        ValueState<Long> values =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        FaultHarness.VALUES);
-        List<Integer> keys;
-        try (Stream<Integer> stream =
-                backend.getKeys(FaultHarness.STATE, VoidNamespace.INSTANCE)) {
-            keys = stream.collect(Collectors.toList());
-        }
-        Map<Integer, Long> contents = new TreeMap<>();
-        for (int key : keys) {
-            backend.setCurrentKey(key);
-            contents.put(key, values.value());
-        }
-        return contents;
     }
 }
