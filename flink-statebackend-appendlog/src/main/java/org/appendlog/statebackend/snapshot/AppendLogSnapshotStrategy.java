@@ -371,7 +371,11 @@ public final class AppendLogSnapshotStrategy<K> {
         byte[] timers = captured.timers.toBytes(lastTimerBytes);
         lastTimerBytes = timers.length;
         long timersMillis = (System.nanoTime() - timersStart) / 1_000_000;
-        new CheckpointManifest(captured.metadata, timers, batches, log.lineage().with(backendId, checkpointId))
+        new CheckpointManifest(
+                        captured.metadata,
+                        timers,
+                        batches,
+                        log.lineage().with(backendId, checkpointId))
                 .write(new DataOutputViewStreamWrapper(out));
         StreamStateHandle manifest = closeAndGetHandle(out, registry);
         LOG.debug(
