@@ -285,6 +285,10 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                         backendId,
                         lineage,
                         restored == null
+                                ? null
+                                : ((IncrementalRemoteKeyedStateHandle) handles.get(0))
+                                        .getBackendIdentifier(),
+                        restored == null
                                 ? Collections.emptySet()
                                 : restored.segments().keySet()));
     }

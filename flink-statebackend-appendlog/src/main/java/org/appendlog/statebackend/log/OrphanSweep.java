@@ -22,7 +22,8 @@ import java.util.concurrent.CompletableFuture;
  * same run and key groups, by another writer, is an orphan if its writer is not in C's {@link
  * WriterLineage} (that writer completed no checkpoint), or if its floor is above the id of its
  * writer's last snapshot in the lineage (every snapshot that may refer to it came later, and
- * none of them completed). Everything else stays: files that C or an older retained checkpoint
+ * none of them completed); for C's own writer also if its floor is C's id and C does not refer to
+ * it (C is then the only completed checkpoint that could). Everything else stays: files that C or an older retained checkpoint
  * may refer to belong to Flink's shared state registry, which deletes them once unused. Files of other runs (an earlier submission of the same job id, or
  * before a JobManager failover) and of other key-group ranges (before a rescale) are never
  * touched: this backend cannot know what their checkpoints refer to.
@@ -37,11 +38,13 @@ public final class OrphanSweep {
     private final String run;
     private final UUID self;
     private final WriterLineage restoredLineage;
+    private final UUID restoredWriter;
     private final Set<String> restoredSegments;
 
     /**
      * @param restoredLineage the restored checkpoint's writers, {@link WriterLineage#NONE} if the
      *     backend restored nothing
+     * @param restoredWriter the backend that wrote the restored checkpoint, null if none
      * @param restoredSegments the files its handle lists, which stay whatever their names say
      */
     public OrphanSweep(
@@ -51,6 +54,7 @@ public final class OrphanSweep {
             String run,
             UUID self,
             WriterLineage restoredLineage,
+            UUID restoredWriter,
             Set<String> restoredSegments) {
         this.fs = fs;
         this.dir = dir;
@@ -58,6 +62,7 @@ public final class OrphanSweep {
         this.run = run;
         this.self = self;
         this.restoredLineage = restoredLineage;
+        this.restoredWriter = restoredWriter;
         this.restoredSegments = restoredSegments;
     }
 
@@ -112,16 +117,18 @@ public final class OrphanSweep {
                 || restoredSegments.contains(name)) {
             return null;
         }
-        Long last =
-                run.equals(restoredLineage.run())
-                        ? restoredLineage.lastId(UUID.fromString(file.writer()))
-                        : null;
+        UUID writer = UUID.fromString(file.writer());
+        Long last = run.equals(restoredLineage.run()) ? restoredLineage.lastId(writer) : null;
         if (last == null) {
             return "its writer completed no checkpoint that the restored one descends from";
         }
         if (file.floor() > last) {
             return "written for checkpoint " + file.floor() + " or later, after its writer's"
                     + " last checkpoint " + last + " that the restored one descends from";
+        }
+        if (file.floor() == last && writer.equals(restoredWriter)) {
+            return "written for the restored checkpoint " + last + " or later, which does not"
+                    + " refer to it";
         }
         return null;
     }

@@ -158,6 +158,45 @@ class CrashOrphansTest {
     }
 
     @Test
+    void aCompletedCheckpointKeepsWhatItsLateAsynchronousPhaseReferredTo() throws Exception {
+        Run run = new Run(1);
+        Attempt first = run.start(null);
+        first.checkpoints(1, 3);
+        first.update();
+        Map<Integer, Long> atFour = new TreeMap<>(first.model);
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> four = first.barrier(4);
+        first.update();
+        Set<String> before = first.files();
+        first.snapshot(5);
+        Set<String> openedByFive = first.files();
+        openedByFive.removeAll(before);
+        assertThat(openedByFive)
+                .as("files that checkpoint 5 created while checkpoint 4 was still being written")
+                .isNotEmpty()
+                .allMatch(name -> name.contains("-c4-"));
+        // Checkpoint 4's asynchronous phase ends after 5's; 4 completes, 5 is aborted.
+        run.complete(first, 4, first.written(four), atFour);
+        first.backend.notifyCheckpointAborted(5);
+        BackendHarness.awaitCompaction(first.backend);
+
+        Attempt second = run.start(first);
+        int swept = second.awaitSweep();
+        run.assertCrashedFilesOnlyRetained(first);
+        run.assertRetainedRestoreExactly();
+        second.checkpoints(6, 7);
+        second.end();
+        run.assertLogHoldsExactlyTheRetainedFiles();
+        RELIABILITY.record(
+                "Two checkpoints at once: 5's asynchronous phase creates " + openedByFive.size()
+                        + " file(s) while 4's is pending; 4 completes after it, 5 is aborted;"
+                        + " crash, restore of checkpoint 4",
+                "Files created while 4 was pending carry floor 4 and stay until unused; the sweep"
+                        + " deleted " + swept + " file(s); checkpoint 4 restores exactly, and after"
+                        + " checkpoints 6 and 7 and the job's end the log holds exactly the"
+                        + " retained files");
+    }
+
+    @Test
     void anotherRunOfTheSameJobIdIsNeverTouched() throws Exception {
         Run earlier = new Run(2);
         Attempt first = earlier.start(null);
@@ -243,12 +282,16 @@ class CrashOrphansTest {
         }
 
         /** Registers checkpoint {@code id} and subsumes the oldest, as the coordinator does. */
-        void complete(Attempt attempt, long id, SnapshotResult<KeyedStateHandle> result)
+        void complete(
+                Attempt attempt,
+                long id,
+                SnapshotResult<KeyedStateHandle> result,
+                Map<Integer, Long> state)
                 throws Exception {
             IncrementalRemoteKeyedStateHandle handle =
                     (IncrementalRemoteKeyedStateHandle) result.getJobManagerOwnedSnapshot();
             registry.registerAll(Collections.singletonList(handle), id);
-            retained.addLast(new Completed(id, handle, new TreeMap<>(attempt.model)));
+            retained.addLast(new Completed(id, handle, new TreeMap<>(state)));
             while (retained.size() > numRetained) {
                 retained.removeFirst().handle.discardState();
             }
@@ -319,9 +362,14 @@ class CrashOrphansTest {
         }
 
         /** Takes snapshot {@code id} and runs its asynchronous phase. */
-        RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long id) throws Exception {
+        SnapshotResult<KeyedStateHandle> snapshot(long id) throws Exception {
+            return written(barrier(id));
+        }
+
+        /** The synchronous phase of snapshot {@code id}: its asynchronous phase is yet to run. */
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> barrier(long id) throws Exception {
             Path dir = new Path(run.checkpointDir);
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> future = backend.snapshot(
+            return backend.snapshot(
                     id,
                     id,
                     new FsCheckpointStreamFactory(
@@ -331,19 +379,23 @@ class CrashOrphansTest {
                             0,
                             4096),
                     CheckpointOptions.forCheckpointWithDefaultLocation());
+        }
+
+        /** Runs the asynchronous phase of a snapshot. */
+        SnapshotResult<KeyedStateHandle> written(
+                RunnableFuture<SnapshotResult<KeyedStateHandle>> future) throws Exception {
             future.run();
             IncrementalRemoteKeyedStateHandle handle =
                     (IncrementalRemoteKeyedStateHandle) future.get().getJobManagerOwnedSnapshot();
             writer = handle.getBackendIdentifier().toString();
-            return future;
+            return future.get();
         }
 
         /** Checkpoints {@code from} to {@code to}, each after updates, each completed. */
         void checkpoints(long from, long to) throws Exception {
             for (long id = from; id <= to; id++) {
                 update();
-                RunnableFuture<SnapshotResult<KeyedStateHandle>> future = snapshot(id);
-                run.complete(this, id, future.get());
+                run.complete(this, id, snapshot(id), model);
                 BackendHarness.awaitCompaction(backend);
             }
         }
