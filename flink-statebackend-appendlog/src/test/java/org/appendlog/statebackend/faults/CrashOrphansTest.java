@@ -72,13 +72,7 @@ class CrashOrphansTest {
         first.crashDuring(4);
         Set<String> left = first.files();
 
-        Attempt second = run.start(first);
-        int swept = second.awaitSweep();
-        run.assertCrashedFilesOnlyRetained(first);
-        second.checkpoints(5, 7);
-        run.assertRetainedRestoreExactly();
-        second.end();
-        run.assertLogHoldsExactlyTheRetainedFiles();
+        int swept = run.recoverAndEnd(5, 7, first);
         RELIABILITY.record(
                 "Crash (no close) during checkpoint 4, after its batch was written; restore of"
                         + " checkpoint 3, checkpoints 5 to 7, the job ends",
@@ -95,23 +89,15 @@ class CrashOrphansTest {
         first.checkpoints(1, 8);
         Set<String> oldest = filesOf(run.retained.getFirst());
         Set<String> newest = filesOf(run.retained.getLast());
-        assertThat(oldest).as("segments that only an older retained checkpoint refers to")
-                .isNotEqualTo(newest)
-                .isNotEmpty();
         Set<String> onlyOlder = new TreeSet<>(oldest);
         onlyOlder.removeAll(newest);
-        assertThat(onlyOlder).isNotEmpty();
+        assertThat(onlyOlder)
+                .as("segments that only an older retained checkpoint refers to")
+                .isNotEmpty();
         first.crashDuring(9);
 
-        Attempt second = run.start(first);
-        second.awaitSweep();
-        assertThat(second.files()).containsAll(onlyOlder);
-        run.assertCrashedFilesOnlyRetained(first);
-        run.assertRetainedRestoreExactly();
-        second.checkpoints(10, 11);
-        run.assertRetainedRestoreExactly();
-        second.end();
-        run.assertLogHoldsExactlyTheRetainedFiles();
+        // The older retained checkpoints restore exactly after the sweep: their segments stayed.
+        run.recoverAndEnd(10, 11, first);
         RELIABILITY.record(
                 "Crash during checkpoint 9 with state.checkpoints.num-retained 3 and compaction;"
                         + " the oldest retained checkpoint refers to " + onlyOlder.size()
@@ -140,14 +126,7 @@ class CrashOrphansTest {
             Files.write(orphan.getKey(), orphan.getValue());
         }
 
-        Attempt third = run.start(second);
-        int swept = third.awaitSweep();
-        run.assertCrashedFilesOnlyRetained(first);
-        run.assertCrashedFilesOnlyRetained(second);
-        third.checkpoints(8, 9);
-        run.assertRetainedRestoreExactly();
-        third.end();
-        run.assertLogHoldsExactlyTheRetainedFiles();
+        int swept = run.recoverAndEnd(8, 9, first, second);
         RELIABILITY.record(
                 "Crash during checkpoint 4; the next attempt completes 5 and 6 and crashes"
                         + " during 7 before its sweep took effect (the first crash's "
@@ -179,13 +158,7 @@ class CrashOrphansTest {
         first.backend.notifyCheckpointAborted(5);
         BackendHarness.awaitCompaction(first.backend);
 
-        Attempt second = run.start(first);
-        int swept = second.awaitSweep();
-        run.assertCrashedFilesOnlyRetained(first);
-        run.assertRetainedRestoreExactly();
-        second.checkpoints(6, 7);
-        second.end();
-        run.assertLogHoldsExactlyTheRetainedFiles();
+        int swept = run.recoverAndEnd(6, 7, first);
         RELIABILITY.record(
                 "Two checkpoints at once: 5's asynchronous phase creates " + openedByFive.size()
                         + " file(s) while 4's is pending; 4 completes after it, 5 is aborted;"
@@ -303,6 +276,27 @@ class CrashOrphansTest {
             Set<String> files = new TreeSet<>();
             retained.forEach(r -> files.addAll(filesOf(r)));
             return files;
+        }
+
+        /**
+         * After the last of {@code crashed} died, a new attempt restores the latest retained
+         * checkpoint and sweeps, which must leave of the crashed attempts only files that retained
+         * checkpoints refer to; it completes checkpoints {@code from} to {@code to} and ends, when
+         * the log must hold exactly the retained checkpoints' files, each of which must restore
+         * exactly. Returns the files the sweep deleted.
+         */
+        int recoverAndEnd(long from, long to, Attempt... crashed) throws Exception {
+            Attempt next = start(crashed[crashed.length - 1]);
+            int swept = next.awaitSweep();
+            for (Attempt attempt : crashed) {
+                assertCrashedFilesOnlyRetained(attempt);
+            }
+            assertRetainedRestoreExactly();
+            next.checkpoints(from, to);
+            assertRetainedRestoreExactly();
+            next.end();
+            assertLogHoldsExactlyTheRetainedFiles();
+            return swept;
         }
 
         /** Restores each retained checkpoint in a job run of its own, which sweeps nothing here. */
