@@ -116,6 +116,22 @@ final class DeployedCluster implements AutoCloseable {
         return names;
     }
 
+    /** The names of the files in an HDFS directory and all directories below it. */
+    List<String> listHdfsFiles(String dir) throws IOException, InterruptedException {
+        JsonNode status =
+                getJson("http://127.0.0.1:" + namenodeHttpPort + "/webhdfs/v1" + dir + "?op=LISTSTATUS");
+        List<String> names = new ArrayList<>();
+        for (JsonNode f : status.path("FileStatuses").path("FileStatus")) {
+            String name = f.get("pathSuffix").asText();
+            if ("DIRECTORY".equals(f.path("type").asText())) {
+                names.addAll(listHdfsFiles(dir + "/" + name));
+            } else {
+                names.add(name);
+            }
+        }
+        return names;
+    }
+
     private JsonNode getJson(String url) throws IOException, InterruptedException {
         HttpResponse<String> response =
                 http.send(

@@ -55,6 +55,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RunnableFuture;
@@ -386,6 +387,11 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
     @Override
     public void notifyCheckpointAborted(long checkpointId) {
         lineage.notifyCheckpointAborted(checkpointId);
+    }
+
+    /** The sweep of orphaned log files after the restore: how many it deleted. */
+    public CompletableFuture<Integer> orphanSweep() {
+        return log.orphanSweep();
     }
 
     @Override

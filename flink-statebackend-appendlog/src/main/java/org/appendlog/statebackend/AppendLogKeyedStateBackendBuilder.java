@@ -2,9 +2,12 @@ package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.LogFileName;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.ObjectStoreDetector;
+import org.appendlog.statebackend.log.OrphanSweep;
 import org.appendlog.statebackend.log.SegmentedLog;
+import org.appendlog.statebackend.log.WriterLineage;
 import org.appendlog.statebackend.restore.AppendLogRestoreOperation;
 import org.appendlog.statebackend.restore.RestoredCheckpoint;
 import org.appendlog.statebackend.restore.RestoredStateDescriptors;
@@ -18,6 +21,7 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackendBuilder;
 import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -69,6 +73,8 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
     private final String operatorIdentifier;
     private final MetricGroup metricGroup;
     private final boolean localBackup;
+    /** The execution graph's id ({@link LogFileName}), or null if it cannot be told. */
+    private final String run;
 
     public AppendLogKeyedStateBackendBuilder(
             KeyedStateBackendParameters<K> parameters,
@@ -91,6 +97,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
         this.jobId = parameters.getJobID();
         this.operatorIdentifier = parameters.getOperatorIdentifier();
         this.metricGroup = parameters.getMetricGroup();
+        this.run = runOf(parameters.getEnv().getExecutionId());
         this.localBackup =
                 parameters
                         .getEnv()
@@ -191,11 +198,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                     new SegmentedLog(
                             fs,
                             dir,
-                            String.format(
-                                    "kg-%d-%d-%s",
-                                    keyGroupRange.getStartKeyGroup(),
-                                    keyGroupRange.getEndKeyGroup(),
-                                    backendId),
+                            LogFileName.prefix(keyGroupRange, run, backendId),
                             settings.segmentSize(),
                             settings.syncMode(),
                             settings.compression(),
@@ -244,6 +247,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             } else {
                 backend.startFrom(Collections.emptyList(), !flinkFormat.isEmpty(), 0);
             }
+            sweepOrphans(log, dir, backendId, handles, checkpoints, flinkFormat);
             logger.info(
                     "Built appendlog keyed state backend for key groups {}, log {}{}, restored from {} handle(s)",
                     keyGroupRange,
@@ -264,6 +268,58 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             }
             throw new BackendBuildingException(message.toString(), e);
         }
+    }
+
+    /**
+     * Continues the restored checkpoint's writer lineage and starts the sweep of what crashed
+     * attempts of this run left ({@link OrphanSweep}). Only a restore of at most one handle of this
+     * backend's own key groups can tell: after a rescale, a restore of another format or with no
+     * known run, nothing is swept.
+     */
+    private void sweepOrphans(
+            SegmentedLog log,
+            Path dir,
+            UUID backendId,
+            List<KeyedStateHandle> handles,
+            List<RestoredCheckpoint> checkpoints,
+            List<KeyedStateHandle> flinkFormat)
+            throws IOException {
+        RestoredCheckpoint restored = checkpoints.size() == 1 ? checkpoints.get(0) : null;
+        WriterLineage lineage = restored == null ? WriterLineage.NONE : restored.manifest().lineage();
+        log.continueLineage(lineage.continuedIn(run));
+        boolean ownKeyGroups =
+                handles.isEmpty()
+                        || (restored != null
+                                && handles.get(0).getKeyGroupRange().equals(keyGroupRange));
+        if (run == null || !flinkFormat.isEmpty() || !ownKeyGroups) {
+            return;
+        }
+        log.sweepOrphans(
+                new OrphanSweep(
+                        dir.getFileSystem(),
+                        dir,
+                        keyGroupRange,
+                        run,
+                        backendId,
+                        lineage,
+                        restored == null
+                                ? null
+                                : ((IncrementalRemoteKeyedStateHandle) handles.get(0))
+                                        .getBackendIdentifier(),
+                        restored == null
+                                ? Collections.emptySet()
+                                : restored.segments().keySet()));
+    }
+
+    /**
+     * The id of the attempt's execution graph, shared by all attempts of a job run; Flink shows it
+     * only as the first part of the attempt id's string form.
+     */
+    private static String runOf(ExecutionAttemptID attempt) {
+        String id = String.valueOf(attempt);
+        int end = id.indexOf('_');
+        String run = end < 0 ? "" : id.substring(0, end);
+        return run.matches("[0-9a-f]{32}") ? run : null;
     }
 
     private static void closeAll(HeapKeyedStateBackend<?> heap, SegmentedLog log) {

@@ -14,6 +14,7 @@ import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -29,6 +30,8 @@ import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -104,10 +107,44 @@ public final class BackendHarness implements AutoCloseable {
                 stateBackend.createKeyedStateBackend(parameters(handles, keyGroups));
     }
 
+    /**
+     * A backend of task attempt {@code attempt}, whose execution graph tells the job run it
+     * belongs to; the other builds are each an attempt of a run of its own.
+     */
+    public static AppendLogKeyedStateBackend<Integer> build(
+            AppendLogStateBackend stateBackend,
+            Collection<KeyedStateHandle> handles,
+            ExecutionAttemptID attempt)
+            throws IOException {
+        Environment mock = new MockEnvironmentBuilder().setJobID(JOB).build();
+        Environment env =
+                (Environment)
+                        Proxy.newProxyInstance(
+                                Environment.class.getClassLoader(),
+                                new Class<?>[] {Environment.class},
+                                (proxy, method, args) -> {
+                                    if (method.getName().equals("getExecutionId")) {
+                                        return attempt;
+                                    }
+                                    try {
+                                        return method.invoke(mock, args);
+                                    } catch (InvocationTargetException e) {
+                                        throw e.getCause();
+                                    }
+                                });
+        return (AppendLogKeyedStateBackend<Integer>)
+                stateBackend.createKeyedStateBackend(
+                        parameters(env, handles, KeyGroupRange.of(0, MAX_PARALLELISM - 1)));
+    }
+
     /** What a task of the harness's job passes to any state backend to build a keyed backend. */
     static KeyedStateBackendParametersImpl<Integer> parameters(
             Collection<KeyedStateHandle> handles, KeyGroupRange keyGroups) {
-        Environment env = new MockEnvironmentBuilder().setJobID(JOB).build();
+        return parameters(new MockEnvironmentBuilder().setJobID(JOB).build(), handles, keyGroups);
+    }
+
+    private static KeyedStateBackendParametersImpl<Integer> parameters(
+            Environment env, Collection<KeyedStateHandle> handles, KeyGroupRange keyGroups) {
         return new KeyedStateBackendParametersImpl<>(
                 env,
                 JOB,

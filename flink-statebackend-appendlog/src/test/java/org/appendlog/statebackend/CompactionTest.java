@@ -333,11 +333,15 @@ class CompactionTest {
         IncrementalRemoteKeyedStateHandle last;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             rewriteEveryKey(harness, 1, 1);
-            // Occupy the path of every run this backend could write: creating it fails.
-            String prefix = segmentFiles().get(0).getFileName().toString().replaceAll("-\\d{6}\\.seg$", "");
+            // Occupy the path of every run this backend could write (any floor the checkpoints
+            // below may leave in its name): creating it fails.
+            String prefix = segmentFiles().get(0).getFileName().toString().replaceAll("-c\\d+-\\d{6}\\.seg$", "");
             Path dir = segmentFiles().get(0).getParent();
-            for (int run = 0; run < 50; run++) {
-                Files.createDirectory(dir.resolve(String.format("%s-run-%06d.seg", prefix, run)));
+            for (int floor = 1; floor <= 25; floor++) {
+                for (int run = 0; run < 50; run++) {
+                    Files.createDirectory(
+                            dir.resolve(String.format("%s-c%d-run-%06d.seg", prefix, floor, run)));
+                }
             }
             last = rewriteEvenKeys(harness, 2, 20);
             assertThat(passes(harness)).isZero();

@@ -57,6 +57,9 @@ public final class SegmentedLog implements Closeable {
     /** Segments of a restored checkpoint, never appended to: the handles they came with. */
     private final Map<String, StreamStateHandle> adopted = new HashMap<>();
     private final SegmentCloser closer;
+    private final ReferenceFloor floor = new ReferenceFloor();
+    private volatile WriterLineage lineage = WriterLineage.NONE;
+    private volatile CompletableFuture<Integer> orphanSweep = CompletableFuture.completedFuture(0);
     /** Segments handed to the closer and not closed yet. */
     private final Map<String, CompletableFuture<Void>> closing = new ConcurrentHashMap<>();
     private LogSegment active;
@@ -92,6 +95,30 @@ public final class SegmentedLog implements Closeable {
         return sealEveryBatch;
     }
 
+    /** The lowest checkpoint that may refer to a file created now; its name carries it. */
+    public ReferenceFloor floor() {
+        return floor;
+    }
+
+    /** The writers the checkpoints of this log descend from; each manifest records them. */
+    public WriterLineage lineage() {
+        return lineage;
+    }
+
+    public void continueLineage(WriterLineage lineage) {
+        this.lineage = lineage;
+    }
+
+    /** Starts {@code sweep} in the background, once, after the restore. */
+    public void sweepOrphans(OrphanSweep sweep) {
+        orphanSweep = sweep.start();
+    }
+
+    /** The sweep after the restore: how many files it deleted. */
+    public CompletableFuture<Integer> orphanSweep() {
+        return orphanSweep;
+    }
+
     /** How the batches this log writes store their key groups; savepoints use it too. */
     public BatchCompression compression() {
         return compression;
@@ -111,7 +138,7 @@ public final class SegmentedLog implements Closeable {
             closeActive();
         }
         if (active == null) {
-            String name = String.format("%s-%06d.seg", namePrefix, nextSequence++);
+            String name = String.format("%s-c%d-%06d.seg", namePrefix, floor.get(), nextSequence++);
             active = LogSegment.create(fs, dir, name);
             ownSegments.put(name, active.path);
             LOG.debug("Opened state log segment {}", active.path);
@@ -157,7 +184,7 @@ public final class SegmentedLog implements Closeable {
         String name;
         synchronized (this) {
             checkOpen();
-            name = String.format("%s-run-%06d.seg", namePrefix, nextRun++);
+            name = String.format("%s-c%d-run-%06d.seg", namePrefix, floor.get(), nextRun++);
         }
         LogSegment segment = LogSegment.create(fs, dir, name);
         BatchLocation location;

@@ -3,6 +3,7 @@ package org.appendlog.statebackend.snapshot;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchFormat;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.ReferenceFloor;
 import org.appendlog.statebackend.log.SegmentedLog;
 import org.appendlog.statebackend.tracking.ChangeTracker;
 import org.appendlog.statebackend.tracking.EntryRef;
@@ -122,7 +123,20 @@ public final class AppendLogSnapshotStrategy<K> {
         return new SnapshotStrategy<KeyedStateHandle, CapturedState>() {
             @Override
             public CapturedState syncPrepareResources(long checkpointId) throws Exception {
-                return capture(checkpointId, sharing);
+                if (sharing == SharingFilesStrategy.NO_SHARING) {
+                    return capture(checkpointId, sharing);
+                }
+                ReferenceFloor floor = log.floor();
+                floor.started(checkpointId);
+                CapturedState captured;
+                try {
+                    captured = capture(checkpointId, sharing);
+                } catch (Throwable t) {
+                    floor.ended(checkpointId);
+                    throw t;
+                }
+                captured.whenReleased(() -> floor.ended(checkpointId));
+                return captured;
             }
 
             @Override
@@ -357,7 +371,11 @@ public final class AppendLogSnapshotStrategy<K> {
         byte[] timers = captured.timers.toBytes(lastTimerBytes);
         lastTimerBytes = timers.length;
         long timersMillis = (System.nanoTime() - timersStart) / 1_000_000;
-        new CheckpointManifest(captured.metadata, timers, batches)
+        new CheckpointManifest(
+                        captured.metadata,
+                        timers,
+                        batches,
+                        log.lineage().with(backendId, checkpointId))
                 .write(new DataOutputViewStreamWrapper(out));
         StreamStateHandle manifest = closeAndGetHandle(out, registry);
         LOG.debug(

@@ -34,6 +34,8 @@ public final class CapturedState implements SnapshotResources {
     final List<StateTableSnapshot> tables;
     /** For {@link Mode#AFTER_PENDING_FULL}: the full checkpoint its barrier found pending. */
     final long pendingFull;
+    /** Run once, when Flink releases the resources: the asynchronous phase ended or never will. */
+    private Runnable onRelease = () -> {};
 
     CapturedState(
             long checkpointId,
@@ -58,8 +60,13 @@ public final class CapturedState implements SnapshotResources {
         return metadata == null;
     }
 
+    void whenReleased(Runnable action) {
+        onRelease = action;
+    }
+
     @Override
     public void release() {
+        onRelease.run();
         if (tables != null) {
             tables.forEach(StateTableSnapshot::release);
         }

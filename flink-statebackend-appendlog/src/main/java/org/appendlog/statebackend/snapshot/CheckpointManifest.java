@@ -2,6 +2,7 @@ package org.appendlog.statebackend.snapshot;
 
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.CorruptLogException;
+import org.appendlog.statebackend.log.WriterLineage;
 
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
@@ -23,40 +24,50 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * manifest := MAGIC:int VERSION:int KeyedBackendSerializationProxy
- *             timersLength:int timers batchCount:int BatchLocation* crc32c:int
+ *             timersLength:int timers batchCount:int BatchLocation* WriterLineage crc32c:int
  * </pre>
  *
  * The CRC32C covers every byte before it: the timers and the batch list are restored as they
- * are, so a damaged byte must fail the restore, not change a timer. Version 3 added it; version
- * 2 tags each queue's timers with their format ({@link TimerFormat}). Manifests of versions 1
- * and 2 are still read, with every length and count checked against the bytes there are.
+ * are, so a damaged byte must fail the restore, not change a timer. Version 4 added the {@link
+ * WriterLineage} (read as {@link WriterLineage#NONE} from earlier versions); version 3 the CRC32C;
+ * version 2 tags each queue's timers with their format ({@link TimerFormat}). Manifests of
+ * versions 1 to 3 are still read, with every length and count checked against the bytes there
+ * are.
  */
 public final class CheckpointManifest {
 
     private static final int MAGIC = 0x414C4D46; // "ALMF"
-    private static final int VERSION = 3;
+    private static final int VERSION = 4;
     /** The first version that ends with a CRC32C. */
     private static final int CHECKSUMMED = 3;
+    /** The first version that lists the writers the checkpoint descends from. */
+    private static final int WITH_LINEAGE = 4;
 
     final int version;
     final KeyedBackendSerializationProxy<?> metadata;
     final byte[] timers;
     final List<BatchLocation> batches;
+    final WriterLineage lineage;
 
     CheckpointManifest(
-            KeyedBackendSerializationProxy<?> metadata, byte[] timers, List<BatchLocation> batches) {
-        this(VERSION, metadata, timers, batches);
+            KeyedBackendSerializationProxy<?> metadata,
+            byte[] timers,
+            List<BatchLocation> batches,
+            WriterLineage lineage) {
+        this(VERSION, metadata, timers, batches, lineage);
     }
 
     private CheckpointManifest(
             int version,
             KeyedBackendSerializationProxy<?> metadata,
             byte[] timers,
-            List<BatchLocation> batches) {
+            List<BatchLocation> batches,
+            WriterLineage lineage) {
         this.version = version;
         this.metadata = metadata;
         this.timers = timers;
         this.batches = batches;
+        this.lineage = lineage;
     }
 
     public KeyedBackendSerializationProxy<?> metadata() {
@@ -76,6 +87,10 @@ public final class CheckpointManifest {
         return batches;
     }
 
+    public WriterLineage lineage() {
+        return lineage;
+    }
+
     void write(DataOutputView out) throws IOException {
         DataOutputSerializer bytes = new DataOutputSerializer(256 + timers.length);
         bytes.writeInt(MAGIC);
@@ -87,6 +102,7 @@ public final class CheckpointManifest {
         for (BatchLocation batch : batches) {
             batch.write(bytes);
         }
+        lineage.write(bytes);
         CRC32C crc = new CRC32C();
         crc.update(bytes.getSharedBuffer(), 0, bytes.length());
         bytes.writeInt((int) crc.getValue());
@@ -167,11 +183,19 @@ public final class CheckpointManifest {
             for (int i = 0; i < count; i++) {
                 batches.add(BatchLocation.read(in, file));
             }
+            at = in.getPosition();
+            WriterLineage lineage;
+            try {
+                lineage = version >= WITH_LINEAGE ? WriterLineage.read(in) : WriterLineage.NONE;
+            } catch (IOException | RuntimeException e) {
+                throw new CorruptLogException(
+                        file, at, "unreadable writer lineage in the manifest: " + e.getMessage());
+            }
             if (version >= CHECKSUMMED && in.available() != 0) {
                 throw new CorruptLogException(
-                        file, in.getPosition(), in.available() + " bytes after the batch list");
+                        file, in.getPosition(), in.available() + " bytes after the manifest's end");
             }
-            return new CheckpointManifest(version, metadata, timers, batches);
+            return new CheckpointManifest(version, metadata, timers, batches, lineage);
         } catch (EOFException e) {
             throw new CorruptLogException(
                     file, in.getPosition(), "manifest is cut off (" + bytes.length + " bytes)");

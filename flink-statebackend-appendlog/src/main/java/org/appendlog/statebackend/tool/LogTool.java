@@ -8,10 +8,13 @@ import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.RecordCursor;
 import org.appendlog.statebackend.restore.RestoredCheckpoint;
 
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.plugin.PluginUtils;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -41,7 +44,9 @@ import java.util.Map;
  * </pre>
  *
  * PATH is a segment file, a directory (every {@code .seg} below it) or a checkpoint's {@code
- * _metadata} (the batches its append-log handles list), on any Flink file system.
+ * _metadata} (the batches its append-log handles list, and with {@code inspect} the files they
+ * refer to), on any Flink file system, configured as in {@code FLINK_CONF_DIR} if that is set
+ * (with its plugins), so that storages such as {@code hbase://} or {@code s3://} are found.
  */
 public final class LogTool {
 
@@ -63,6 +68,8 @@ public final class LogTool {
             System.err.println("usage: appendlog-log verify|inspect <segment | directory | _metadata>");
             System.exit(2);
         }
+        Configuration config = GlobalConfiguration.loadConfiguration();
+        FileSystem.initialize(config, PluginUtils.createPluginManagerFromRootFolder(config));
         LogTool tool = new LogTool(System.out);
         int problems = tool.run(args[0].equals("inspect"), new Path(args[1]));
         System.exit(problems == 0 ? 0 : 1);
@@ -175,6 +182,9 @@ public final class LogTool {
                                 keyed.getKeyGroupRange(),
                                 restored.manifest().batches().size(),
                                 restored.segments().size());
+                        for (StreamStateHandle segment : restored.segments().values()) {
+                            out.printf("  refers to %s%n", LogScanner.describe(segment));
+                        }
                     }
                     checkBatches(inspect, restored.manifest().batches(), restored.segments());
                 }

@@ -38,6 +38,8 @@ public final class ReliabilityReport {
         TITLES.put("damaged-manifest", "Append-log backend: a damaged checkpoint manifest (`DamagedManifestTest`)");
         TITLES.put("fuzzed-log", "Append-log backend: segments and a manifest mutated thousands of ways, by kind of mutation (`FuzzedLogTest`)");
         TITLES.put("hdfs-datanode", "Append-log backend on HDFS: the DataNode restarted during checkpoint 3 (`DataNodeRestartTest`)");
+        TITLES.put("hdfs-lease-in-task", "Append-log backend on HDFS: a restore on a task thread after the DataNode restarted (`LeaseRecoveryInTaskTest`)");
+        TITLES.put("crash-orphans", "Append-log backend: files that crashed attempts left (`CrashOrphansTest`)");
         TITLES.put("object-store", "Append-log backend on S3 (s3proxy, Flink's S3 plugin): checkpoints, compaction and a TaskManager killed (`ObjectStoreTest`)");
         TITLES.put("appendlog-input", "Append-log backend: bad input (`InputValidationTest`)");
         TITLES.put("cec-fuzzed-log", "CEC operators: stream segments and time indexes mutated thousands of ways, by kind of mutation (`FuzzedSegmentsTest`)");
