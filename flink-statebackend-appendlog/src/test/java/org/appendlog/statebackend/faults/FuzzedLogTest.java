@@ -246,6 +246,21 @@ class FuzzedLogTest {
             names.add("batch " + i + " last key group");
             in.readInt();
         }
+        fields.add(new long[] {in.getPosition(), 1});
+        names.add("lineage run flag");
+        if (in.readBoolean()) {
+            fields.add(new long[] {in.getPosition(), 2});
+            names.add("lineage run length");
+            in.readUTF();
+        }
+        fields.add(new long[] {in.getPosition(), 4});
+        names.add("lineage writer count");
+        int writers = in.readInt();
+        for (int i = 0; i < writers; i++) {
+            fields.add(new long[] {in.getPosition() + 16, 8});
+            names.add("writer " + i + " last checkpoint id");
+            in.skipBytesToRead(24);
+        }
         fields.add(new long[] {in.getPosition(), 4});
         names.add("CRC32C");
         assertThat(in.getPosition() + 4).as("the manifest ends with its CRC32C").isEqualTo(bytes.length);
