@@ -53,7 +53,7 @@ public final class ReliabilityLog {
         // Temporary directories differ per run; the file name is what the reader needs.
         s = s.replaceAll("(faulty|file|hdfs):/[^\\s,;)']*(/tmp/|localhost:)[^\\s,;)']*/", ".../")
                 .replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>")
-                .replaceAll("/tmp/junit\\d+", "<tmp>")
+                .replaceAll("/tmp/junit-?\\d+", "<tmp>")
                 .replaceAll("[0-9a-f]{32}", "<job>")
                 .replaceAll("(127\\.0\\.0\\.1|localhost):\\d+", "$1:<port>");
         if (s.length() > 600) {
