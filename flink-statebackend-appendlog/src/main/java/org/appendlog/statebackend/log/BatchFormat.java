@@ -24,6 +24,14 @@ import java.util.zip.CRC32C;
  * footer  := (offset:long length:int crc32c:int) per key group, of the stored bytes, offsets
  *            relative to the batch
  *            headerLength:int crc32c(header + footer so far):int FOOTER_MAGIC:int
+ *
+ * streamed batch (version 4) := header4 (block* 0:int 0:int)-per-key-group footer4
+ * header4 := BATCH_MAGIC:int 4:byte checkpointId:long minCheckpointId:long firstKg:int lastKg:int
+ *            stateCount:int stateName:utf* compression:byte
+ * block   := rawLength:int storedLength:int stored    (stored raw exactly when the lengths match)
+ * footer4 := (offset:long length:long crc32c:int) per key group
+ *            recordCount:long rawBodyLength:long
+ *            headerLength:int crc32c(header + footer so far):int FOOTER_MAGIC:int
  * </pre>
  *
  * <p>Each key group carries its own CRC32C so that a restore which reads only the key groups it
@@ -31,6 +39,11 @@ import java.util.zip.CRC32C;
  * key group's records are stored as {@link BatchCompression} says (version 2 batches: raw), and
  * the header gives the body's stored and raw lengths, so that a reader without a manifest finds
  * the batch's end, and the index counts raw bytes as its records do.
+ *
+ * <p>Version 4 is written by {@link BatchStream} while the records come (full batches, native
+ * savepoints): what is known only at the end (the record count, the lengths) is in the footer,
+ * and each key group is a chain of bounded blocks, so a reader without a manifest steps over the
+ * frames to find the batch's end.
  */
 public final class BatchFormat {
 
@@ -43,10 +56,15 @@ public final class BatchFormat {
     public static final int FORMAT_VERSION = 3;
 
     private static final int UNCOMPRESSED_VERSION = 2;
+    /** Batches written by {@link BatchStream}. */
+    private static final int STREAMED_VERSION = 4;
     public static final int SEGMENT_HEADER_BYTES = 8;
     private static final int BATCH_MAGIC = 0x414C4F47; // "ALOG"
-    private static final int FOOTER_MAGIC = 0x414C4654; // "ALFT"
+    static final int FOOTER_MAGIC = 0x414C4654; // "ALFT"
     private static final int FOOTER_ENTRY_BYTES = 16;
+    private static final int STREAMED_FOOTER_ENTRY_BYTES = 20;
+    /** Version 4's record count and raw body length, ahead of the common tail. */
+    private static final int STREAMED_FOOTER_SUMMARY_BYTES = 16;
     private static final int FOOTER_TAIL_BYTES = 12;
 
     private BatchFormat() {}
@@ -159,6 +177,41 @@ public final class BatchFormat {
                 range);
     }
 
+    /** The header of a streamed batch (version 4), all of it known before the first record. */
+    static DataOutputSerializer streamedHeader(
+            long checkpointId,
+            KeyGroupRange range,
+            List<String> stateNames,
+            BatchCompression compression)
+            throws IOException {
+        DataOutputSerializer header = new DataOutputSerializer(128);
+        header.writeInt(BATCH_MAGIC);
+        header.writeByte(STREAMED_VERSION);
+        header.writeLong(checkpointId);
+        header.writeLong(checkpointId);
+        header.writeInt(range.getStartKeyGroup());
+        header.writeInt(range.getEndKeyGroup());
+        header.writeInt(stateNames.size());
+        for (String name : stateNames) {
+            header.writeUTF(name);
+        }
+        header.writeByte(compression.id());
+        return header;
+    }
+
+    /** The footer's length of a batch of {@code groups} key groups, by format version. */
+    static int footerLength(int version, int groups) {
+        return version == STREAMED_VERSION
+                ? streamedFooterLength(groups)
+                : groups * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES;
+    }
+
+    static int streamedFooterLength(int groups) {
+        return groups * STREAMED_FOOTER_ENTRY_BYTES
+                + STREAMED_FOOTER_SUMMARY_BYTES
+                + FOOTER_TAIL_BYTES;
+    }
+
     private static int rawLength(BatchBuilder batch, int kg) {
         DataOutputSerializer data = batch.keyGroupData(kg);
         return data == null ? 0 : data.length();
@@ -170,8 +223,9 @@ public final class BatchFormat {
         public final List<String> stateNames;
         public final long recordCount;
         private final BatchCompression compression;
+        private final boolean streamed;
         private final long[] offsets;
-        private final int[] lengths;
+        private final long[] lengths;
         private final int[] crcs;
 
         private BatchIndex(
@@ -179,13 +233,15 @@ public final class BatchFormat {
                 List<String> stateNames,
                 long recordCount,
                 BatchCompression compression,
+                boolean streamed,
                 long[] offsets,
-                int[] lengths,
+                long[] lengths,
                 int[] crcs) {
             this.location = location;
             this.stateNames = stateNames;
             this.recordCount = recordCount;
             this.compression = compression;
+            this.streamed = streamed;
             this.offsets = offsets;
             this.lengths = lengths;
             this.crcs = crcs;
@@ -214,7 +270,7 @@ public final class BatchFormat {
             long checkpointId = data.readLong();
             long minCheckpointId = data.readLong();
             KeyGroupRange range = KeyGroupRange.of(data.readInt(), data.readInt());
-            long records = data.readLong();
+            long records = version == STREAMED_VERSION ? 0 : data.readLong();
             int states = data.readInt();
             for (int i = 0; i < states; i++) {
                 data.readUTF();
@@ -222,7 +278,12 @@ public final class BatchFormat {
             long headerEnd;
             long storedBody;
             long rawBody;
-            if (version == UNCOMPRESSED_VERSION) {
+            if (version == STREAMED_VERSION) {
+                BatchCompression.ofId(data.readByte(), file, offset);
+                headerEnd = in.getPos();
+                rawBody = skipStreamedKeyGroups(in, data, file, range);
+                storedBody = in.getPos() - headerEnd;
+            } else if (version == UNCOMPRESSED_VERSION) {
                 headerEnd = in.getPos();
                 for (long r = 0; r < records; r++) {
                     LogRecord.skip(data);
@@ -253,8 +314,7 @@ public final class BatchFormat {
                     headerEnd
                             - offset
                             + storedBody
-                            + range.getNumberOfKeyGroups() * FOOTER_ENTRY_BYTES
-                            + FOOTER_TAIL_BYTES;
+                            + footerLength(version, range.getNumberOfKeyGroups());
             return new BatchLocation(
                     segment,
                     offset,
@@ -268,12 +328,50 @@ public final class BatchFormat {
         }
     }
 
+    /**
+     * Steps over the blocks of every key group of a streamed batch, checking each frame; returns
+     * the raw bytes they hold.
+     */
+    private static long skipStreamedKeyGroups(
+            FSDataInputStream in, java.io.DataInputStream data, String file, KeyGroupRange range)
+            throws IOException {
+        long rawBody = 0;
+        for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
+            while (true) {
+                long at = in.getPos();
+                int raw = data.readInt();
+                int stored = data.readInt();
+                if (raw == 0 && stored == 0) {
+                    break;
+                }
+                if (raw <= 0 || stored <= 0 || raw < stored) {
+                    throw new CorruptLogException(
+                            file,
+                            at,
+                            "block of key group "
+                                    + kg
+                                    + " gives impossible lengths: "
+                                    + stored
+                                    + " stored, "
+                                    + raw
+                                    + " raw");
+                }
+                in.seek(at + BatchStream.FRAME_BYTES + stored);
+                rawBody += raw;
+            }
+        }
+        return rawBody;
+    }
+
     /** Reads and checks a batch's header and footer. */
     public static BatchIndex readIndex(FSDataInputStream in, String file, BatchLocation loc)
             throws IOException {
         KeyGroupRange range = loc.keyGroups();
         int groups = range.getNumberOfKeyGroups();
-        int footerLength = groups * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES;
+        // The version says how long the footer is; the CRC covers it below.
+        boolean streamed = readAt(in, file, loc.offset(), 5)[4] == STREAMED_VERSION;
+        int footerLength =
+                footerLength(streamed ? STREAMED_VERSION : FORMAT_VERSION, groups);
         long footerStart = loc.offset() + loc.length() - footerLength;
         if (footerStart < loc.offset()) {
             throw new CorruptLogException(file, loc.offset(), "batch shorter than its footer");
@@ -281,13 +379,15 @@ public final class BatchFormat {
         byte[] footer = readAt(in, file, footerStart, footerLength);
         DataInputDeserializer f = new DataInputDeserializer(footer);
         long[] offsets = new long[groups];
-        int[] lengths = new int[groups];
+        long[] lengths = new long[groups];
         int[] crcs = new int[groups];
         for (int i = 0; i < groups; i++) {
             offsets[i] = f.readLong();
-            lengths[i] = f.readInt();
+            lengths[i] = streamed ? f.readLong() : f.readInt();
             crcs[i] = f.readInt();
         }
+        long streamedRecords = streamed ? f.readLong() : 0;
+        long streamedRawBody = streamed ? f.readLong() : 0;
         int headerLength = f.readInt();
         int storedCrc = f.readInt();
         if (f.readInt() != FOOTER_MAGIC) {
@@ -311,7 +411,9 @@ public final class BatchFormat {
             throw new CorruptLogException(file, loc.offset(), "no batch header");
         }
         int version = h.readByte();
-        if (version != FORMAT_VERSION && version != UNCOMPRESSED_VERSION) {
+        if (version != FORMAT_VERSION
+                && version != UNCOMPRESSED_VERSION
+                && version != STREAMED_VERSION) {
             throw new CorruptLogException(
                     file, loc.offset() + 4, "unsupported batch format version " + version);
         }
@@ -339,7 +441,7 @@ public final class BatchFormat {
                     loc.offset(),
                     "batch holds key groups " + written + ", the checkpoint expects " + range);
         }
-        long recordCount = h.readLong();
+        long recordCount = streamed ? streamedRecords : h.readLong();
         int stateCount = h.readInt();
         List<String> names = new ArrayList<>(stateCount);
         for (int i = 0; i < stateCount; i++) {
@@ -348,7 +450,10 @@ public final class BatchFormat {
         BatchCompression compression = BatchCompression.NONE;
         long storedBody = loc.length() - headerLength - footerLength;
         long rawBody = storedBody;
-        if (version == FORMAT_VERSION) {
+        if (streamed) {
+            compression = BatchCompression.ofId(h.readByte(), file, loc.offset());
+            rawBody = streamedRawBody;
+        } else if (version == FORMAT_VERSION) {
             compression = BatchCompression.ofId(h.readByte(), file, loc.offset());
             long headerStored = h.readLong();
             rawBody = h.readLong();
@@ -371,7 +476,8 @@ public final class BatchFormat {
                         checkpointId,
                         minCheckpointId,
                         range);
-        return new BatchIndex(verified, names, recordCount, compression, offsets, lengths, crcs);
+        return new BatchIndex(
+                verified, names, recordCount, compression, streamed, offsets, lengths, crcs);
     }
 
     /**
@@ -392,22 +498,46 @@ public final class BatchFormat {
         if (end == start) {
             return;
         }
+        if (end - start > BatchCompression.MAX_ARRAY && first < last) {
+            // More than one read can hold: the halves one after the other.
+            int middle = first + (last - first) / 2;
+            readKeyGroups(in, file, index, first, middle, consumer);
+            readKeyGroups(in, file, index, middle + 1, last, consumer);
+            return;
+        }
         long absolute = index.location.offset() + start;
+        if (end - start > BatchCompression.MAX_ARRAY) {
+            throw new CorruptLogException(
+                    file,
+                    absolute,
+                    "key group "
+                            + first
+                            + " stores "
+                            + (end - start)
+                            + " bytes, more than one array holds on the heap");
+        }
         byte[] bytes = readAt(in, file, absolute, (int) (end - start));
         CRC32C crc = new CRC32C();
         for (int kg = first; kg <= last; kg++) {
             int i = kg - base;
             int from = (int) (index.offsets[i] - start);
-            int length = index.lengths[i];
+            int length = (int) index.lengths[i];
             crc.reset();
             crc.update(bytes, from, length);
             if ((int) crc.getValue() != index.crcs[i]) {
                 throw new CorruptLogException(
                         file, absolute + from, "CRC32C mismatch in the records of key group " + kg);
             }
-            if (length > 0) {
-                consumer.accept(
-                        kg, index.compression.decode(bytes, from, length, file, absolute + from));
+            KeyGroupRecords records = null;
+            if (index.streamed) {
+                records =
+                        BatchCompression.decodeBlocks(
+                                bytes, from, length, file, absolute + from);
+            } else if (length > 0) {
+                records = index.compression.decode(bytes, from, length, file, absolute + from);
+            }
+            if (records != null) {
+                consumer.accept(kg, records);
             }
         }
     }

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -92,6 +93,24 @@ public final class SegmentedLog implements Closeable {
      */
     public synchronized BatchLocation append(BatchBuilder batch, Set<String> confirmedSegments)
             throws IOException {
+        return append(
+                (out, segment, position) ->
+                        BatchFormat.write(out, segment, position, batch, compression),
+                confirmedSegments);
+    }
+
+    /** Writes one batch to a segment's stream at {@code position}; returns where it landed. */
+    @FunctionalInterface
+    public interface BatchWriter {
+        BatchLocation write(OutputStream out, String segment, long position) throws IOException;
+    }
+
+    /**
+     * Appends the batch that {@code writer} writes (a {@link BatchStream}, which never holds the
+     * whole batch), as {@link #append(BatchBuilder, Set)} does.
+     */
+    public synchronized BatchLocation append(BatchWriter writer, Set<String> confirmedSegments)
+            throws IOException {
         checkOpen();
         if (active != null && !confirmedSegments.contains(active.name)) {
             closeActive();
@@ -103,16 +122,13 @@ public final class SegmentedLog implements Closeable {
             LOG.debug("Opened state log segment {}", active.path);
         }
         try {
-            BatchLocation location =
-                    BatchFormat.write(
-                            active.out, active.name, active.position(), batch, compression);
+            BatchLocation location = writer.write(active.out, active.name, active.position());
             syncMode.commit(active.out);
             bytesAppended += location.length();
             segmentEnds.put(active.name, location.offset() + location.length());
             LOG.debug(
-                    "Appended batch of checkpoint {} ({} records) to {} at offset {}, {} bytes",
-                    batch.checkpointId(),
-                    batch.recordCount(),
+                    "Appended batch of checkpoint {} to {} at offset {}, {} bytes",
+                    location.checkpointId(),
                     active.path,
                     location.offset(),
                     location.length());

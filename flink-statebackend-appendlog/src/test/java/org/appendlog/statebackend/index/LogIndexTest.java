@@ -491,7 +491,6 @@ class LogIndexTest {
         index.batchWrittenLater(
                 batch,
                 new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)),
-                false,
                 queued::add);
         assertThat(index.latestSegment(2, 0, key, 0, key.length)).isNull();
 
@@ -522,7 +521,6 @@ class LogIndexTest {
                                 index.batchWrittenLater(
                                         batch,
                                         new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)),
-                                        false,
                                         task -> {
                                             throw new RejectedExecutionException("shut down");
                                         }))
