@@ -20,8 +20,9 @@ import java.util.zip.CRC32C;
 public final class BatchStream {
 
     /**
-     * The raw bytes of records a block gathers before it goes out: the writer's buffers hold this
-     * and its compressed copy, plus 20 bytes per key group for the footer.
+     * The raw bytes of records a block gathers before it goes out: the writer's buffers hold a
+     * block (a quarter more, for the record that fills it) and its compressed copy, plus 20 bytes
+     * per key group for the footer.
      */
     public static final int BLOCK_BYTES = 1 << 20;
 
@@ -73,7 +74,7 @@ public final class BatchStream {
         this.range = range;
         this.compression = compression;
         this.blockBytes = blockBytes;
-        this.block = new DataOutputSerializer(blockBytes);
+        this.block = newBlock();
         int groups = range.getNumberOfKeyGroups();
         this.offsets = new long[groups];
         this.lengths = new long[groups];
@@ -192,11 +193,16 @@ public final class BatchStream {
         rawBody += raw;
         if (block.getSharedBuffer().length > 2 * blockBytes) {
             // A record larger than a block grew it; the next blocks need no more than their size.
-            block = new DataOutputSerializer(blockBytes);
+            block = newBlock();
             stored = new byte[0];
         } else {
             block.clear();
         }
+    }
+
+    /** Room for the record that fills a block, unless it is large by itself. */
+    private DataOutputSerializer newBlock() {
+        return new DataOutputSerializer(blockBytes + blockBytes / 4);
     }
 
     private void ensureStored(int bytes) {
