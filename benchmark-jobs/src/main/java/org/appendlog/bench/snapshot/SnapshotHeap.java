@@ -59,9 +59,10 @@ import java.util.concurrent.RunnableFuture;
  * </ol>
  *
  * <pre>
- * ./mvnw -B -q -pl benchmark-jobs -am package -DskipTests
- * ./mvnw -B -q -pl benchmark-jobs dependency:build-classpath -Dmdep.outputFile=target/classpath
- * java -Xms12g -Xmx12g -cp benchmark-jobs/target/classes:$(cat benchmark-jobs/target/classpath) \
+ * ./mvnw -B -q -pl flink-statebackend-appendlog,flink-hbase-checkpoint,benchmark-jobs compile \
+ *     dependency:build-classpath -Dmdep.outputFile=target/classpath
+ * java -XX:+UseParallelGC -Xms8g -Xmx8g -Xmn512m \
+ *     -cp benchmark-jobs/target/classes:$(cat benchmark-jobs/target/classpath) \
  *     org.appendlog.bench.snapshot.SnapshotHeap --keys 2000000 --value-bytes 1100
  * </pre>
  */
