@@ -1,41 +1,32 @@
 package org.appendlog.bench.snapshot;
 
+import org.appendlog.bench.backend.KeyedBackends;
 import org.appendlog.bench.compaction.MetricsRecorder;
 import org.appendlog.statebackend.AppendLogOptions;
 import org.appendlog.statebackend.AppendLogStateBackend;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SavepointType;
-import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
-import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.SnapshotResult;
-import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FileUtils;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -68,6 +59,7 @@ import java.util.concurrent.RunnableFuture;
  */
 public final class SnapshotHeap {
 
+    private static final String OPERATOR = "snapshot-heap";
     private static final ValueStateDescriptor<byte[]> VALUES =
             new ValueStateDescriptor<>("values", BytePrimitiveArraySerializer.INSTANCE);
 
@@ -117,7 +109,8 @@ public final class SnapshotHeap {
     }
 
     private KeyedStateHandle appendlogSavepoint(AppendLogStateBackend appendlog) throws Exception {
-        AbstractKeyedStateBackend<Integer> backend = build(appendlog, new MetricsRecorder(), List.of());
+        AbstractKeyedStateBackend<Integer> backend =
+                KeyedBackends.build(appendlog, OPERATOR, new MetricsRecorder(), List.of());
         try {
             fill(backend);
             return measure("appendlog native savepoint", backend, 1, savepointOptions(), null);
@@ -131,7 +124,8 @@ public final class SnapshotHeap {
             throws Exception {
         // Its gauges hold the backend: it goes with this method's frame.
         MetricsRecorder metrics = new MetricsRecorder();
-        AbstractKeyedStateBackend<Integer> backend = build(appendlog, metrics, List.of(savepoint));
+        AbstractKeyedStateBackend<Integer> backend =
+                KeyedBackends.build(appendlog, OPERATOR, metrics, List.of(savepoint));
         try {
             ValueState<byte[]> values = values(backend);
             backend.setCurrentKey(0);
@@ -155,7 +149,8 @@ public final class SnapshotHeap {
 
     private void hashmapSavepoint() throws Exception {
         AbstractKeyedStateBackend<Integer> backend =
-                build(new HashMapStateBackend(), new MetricsRecorder(), List.of());
+                KeyedBackends.build(
+                        new HashMapStateBackend(), OPERATOR, new MetricsRecorder(), List.of());
         try {
             fill(backend);
             measure("hashmap native savepoint", backend, 1, savepointOptions(), null);
@@ -254,27 +249,6 @@ public final class SnapshotHeap {
             throws Exception {
         return backend.getPartitionedState(
                 VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUES);
-    }
-
-    private static AbstractKeyedStateBackend<Integer> build(
-            StateBackend stateBackend, MetricsRecorder metrics, Collection<KeyedStateHandle> handles)
-            throws Exception {
-        JobID job = new JobID();
-        Environment env = new MockEnvironmentBuilder().setJobID(job).build();
-        return (AbstractKeyedStateBackend<Integer>)
-                stateBackend.createKeyedStateBackend(
-                        new KeyedStateBackendParametersImpl<>(
-                                env,
-                                job,
-                                "snapshot-heap",
-                                IntSerializer.INSTANCE,
-                                128,
-                                KeyGroupRange.of(0, 127),
-                                env.getTaskKvStateRegistry(),
-                                TtlTimeProvider.DEFAULT,
-                                metrics,
-                                handles,
-                                new CloseableRegistry()));
     }
 
     private static String mb(long bytes) {

@@ -60,7 +60,7 @@ public final class BatchFormat {
     private static final int STREAMED_VERSION = 4;
     public static final int SEGMENT_HEADER_BYTES = 8;
     private static final int BATCH_MAGIC = 0x414C4F47; // "ALOG"
-    static final int FOOTER_MAGIC = 0x414C4654; // "ALFT"
+    private static final int FOOTER_MAGIC = 0x414C4654; // "ALFT"
     private static final int FOOTER_ENTRY_BYTES = 16;
     private static final int STREAMED_FOOTER_ENTRY_BYTES = 20;
     /** Version 4's record count and raw body length, ahead of the common tail. */
@@ -159,13 +159,7 @@ public final class BatchFormat {
             footer.writeInt((int) crc.getValue());
             relative += length;
         }
-        footer.writeInt(header.length());
-        crc.reset();
-        crc.update(header.getSharedBuffer(), 0, header.length());
-        crc.update(footer.getSharedBuffer(), 0, footer.length());
-        footer.writeInt((int) crc.getValue());
-        footer.writeInt(FOOTER_MAGIC);
-        out.write(footer.getSharedBuffer(), 0, footer.length());
+        writeFooter(out, header, footer);
         long length = relative + footer.length();
         return new BatchLocation(
                 segment,
@@ -175,6 +169,22 @@ public final class BatchFormat {
                 batch.checkpointId(),
                 batch.minCheckpointId(),
                 range);
+    }
+
+    /**
+     * Ends {@code footer} (the header's length, a CRC32C over header and footer, the magic) and
+     * writes it to {@code out}.
+     */
+    static void writeFooter(
+            OutputStream out, DataOutputSerializer header, DataOutputSerializer footer)
+            throws IOException {
+        footer.writeInt(header.length());
+        CRC32C crc = new CRC32C();
+        crc.update(header.getSharedBuffer(), 0, header.length());
+        crc.update(footer.getSharedBuffer(), 0, footer.length());
+        footer.writeInt((int) crc.getValue());
+        footer.writeInt(FOOTER_MAGIC);
+        out.write(footer.getSharedBuffer(), 0, footer.length());
     }
 
     /** The header of a streamed batch (version 4), all of it known before the first record. */

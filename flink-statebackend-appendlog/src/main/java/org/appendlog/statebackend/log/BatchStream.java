@@ -133,13 +133,7 @@ public final class BatchStream {
         }
         footer.writeLong(recordCount);
         footer.writeLong(rawBody);
-        footer.writeInt(header.length());
-        crc.reset();
-        crc.update(header.getSharedBuffer(), 0, header.length());
-        crc.update(footer.getSharedBuffer(), 0, footer.length());
-        footer.writeInt((int) crc.getValue());
-        footer.writeInt(BatchFormat.FOOTER_MAGIC);
-        out.write(footer.getSharedBuffer(), 0, footer.length());
+        BatchFormat.writeFooter(out, header, footer);
         long storedBody = written - header.length();
         long length = written + footer.length();
         return new BatchLocation(
