@@ -34,6 +34,7 @@ public final class ReliabilityReport {
         TITLES.put("checkpoint-faults", "Append-log backend: the writer killed at each step of checkpoint 3 (`CheckpointFaultTest`)");
         TITLES.put("compaction-faults", "Append-log backend: compaction killed at each step (`CompactionFaultTest`)");
         TITLES.put("damaged-log", "Append-log backend: a log of 10 checkpoints damaged on disk (`DamagedLogTest`)");
+        TITLES.put("streamed-batch-damage", "Append-log backend: a streamed batch (full batch, native savepoint) damaged on disk (`DamagedStreamedBatchTest`)");
         TITLES.put("hdfs-datanode", "Append-log backend on HDFS: the DataNode restarted during checkpoint 3 (`DataNodeRestartTest`)");
         TITLES.put("appendlog-input", "Append-log backend: bad input (`InputValidationTest`)");
         TITLES.put("hbase-faults", "HBase storage: cluster faults during a checkpoint (`HBaseFaultsITCase`)");
