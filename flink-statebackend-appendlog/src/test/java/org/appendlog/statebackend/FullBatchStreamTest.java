@@ -6,9 +6,6 @@ import org.appendlog.statebackend.log.BatchStream;
 
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.checkpoint.CheckpointOptions;
-import org.apache.flink.runtime.checkpoint.CheckpointType;
-import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -72,18 +69,7 @@ class FullBatchStreamTest {
                 harness.backend.setCurrentKey(key);
                 values.clear();
             }
-            full =
-                    (IncrementalRemoteKeyedStateHandle)
-                            FullBatchHeapCheck.run(
-                                    harness.backend.snapshot(
-                                            2,
-                                            2,
-                                            streams,
-                                            new CheckpointOptions(
-                                                    CheckpointType.FULL_CHECKPOINT,
-                                                    CheckpointStorageLocationReference
-                                                            .getDefault())));
-            harness.confirm(full, 2);
+            full = harness.fullCheckpoint(2);
             assertThat(harness.backend.fullBatches()).as("full batches").isEqualTo(fullBefore + 1);
             // The index read the full batch back from the log: it must equal a restore's.
             harness.assertIndexDescribesTheLog(stateBackend, full);
