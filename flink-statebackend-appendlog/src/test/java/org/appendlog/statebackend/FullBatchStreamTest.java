@@ -32,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Full batches and native savepoints are written as a stream of bounded blocks ({@link
  * BatchStream}): a state many times the block size comes back exactly from both, and a savepoint
- * and a full checkpoint of a state fit a heap that holds the state but not the serialized copies
- * of it that writing them in memory took.
+ * and a full checkpoint of a state fit a heap that holds the state but not serialized copies of
+ * it.
  */
 class FullBatchStreamTest {
 
@@ -109,8 +109,8 @@ class FullBatchStreamTest {
     /**
      * 128,000 values of 1,000 random bytes (about 130 MB serialized, 145 MB on the heap): a
      * savepoint, its restore, the full checkpoint after it, and that one's restore, all within a
-     * 320 MB heap. Writing either into memory took the serialized state and its LZ4 copy on top
-     * of the state, and ran out of that heap in the savepoint.
+     * 320 MB heap. Writing either into memory would hold the serialized state and its LZ4 copy on
+     * top of the state: more than that heap.
      */
     @Test
     void aSavepointAndAFullCheckpointFitAHeapBelowTheStateAndItsSerializedCopies() throws Exception {
