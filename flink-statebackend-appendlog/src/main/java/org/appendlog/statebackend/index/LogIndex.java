@@ -279,7 +279,12 @@ public final class LogIndex {
                         try {
                             update.run();
                         } catch (Throwable t) {
-                            LOG.error("{}; compaction stops", failure, t);
+                            if (Thread.currentThread().isInterrupted()) {
+                                // The backend's dispose interrupted a batch being read back.
+                                LOG.debug("{}: interrupted, the backend closes", failure, t);
+                            } else {
+                                LOG.error("{}; compaction stops", failure, t);
+                            }
                             updateFailed(t);
                         } finally {
                             updateDone();

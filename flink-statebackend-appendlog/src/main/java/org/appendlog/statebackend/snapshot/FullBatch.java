@@ -70,6 +70,9 @@ final class FullBatch implements SegmentedLog.BatchWriter {
             }
         }
         BatchLocation location = batch.finish();
+        // The index reads a full batch back once its checkpoint completes: its bytes must reach
+        // readers whatever sync-mode says (on HDFS a flush is an hflush).
+        out.flush();
         recordCount = batch.recordCount();
         return location;
     }
