@@ -236,17 +236,25 @@ public final class LogIndex {
     public void batchWrittenLater(BatchBuilder batch, BatchLocation location, Executor executor) {
         batchAdded(location.segment(), location.rawLength());
         updateLater(
-                executor, () -> batchWritten(batch, location), "Could not index batch " + location);
+                executor,
+                () -> batchWritten(batch, location),
+                "Could not index batch " + location + "; compaction stops");
     }
 
     /**
      * Like {@link #batchWrittenLater}, for a batch of every live entry at {@code location} of
      * {@code segment}, which is read back from the log. It replaces what the index held: it
      * carries no tombstones for the entries removed before it, which would otherwise stay indexed
-     * for good.
+     * for good. So once indexed, the index is whole again, whatever update failed before. Should
+     * reading it back fail (say a later checkpoint completed first and Flink deleted the segment),
+     * {@code requestFullBatch} asks for the next checkpoint to be full, and compaction waits for
+     * that one.
      */
     public void fullBatchWrittenLater(
-            StreamStateHandle segment, BatchLocation location, Executor executor) {
+            StreamStateHandle segment,
+            BatchLocation location,
+            Executor executor,
+            Runnable requestFullBatch) {
         batchAdded(location.segment(), location.rawLength());
         updateLater(
                 executor,
@@ -254,9 +262,21 @@ public final class LogIndex {
                     for (KeyGroupIndex index : perKeyGroup) {
                         index.clear();
                     }
-                    batchReadBack(segment, location);
+                    try {
+                        batchReadBack(segment, location);
+                    } catch (IOException | RuntimeException e) {
+                        requestFullBatch.run();
+                        throw e;
+                    }
+                    synchronized (updates) {
+                        failedUpdate = null;
+                    }
                 },
-                "Could not index full batch " + location + " of " + LogScanner.describe(segment));
+                "Could not index full batch "
+                        + location
+                        + " of "
+                        + LogScanner.describe(segment)
+                        + "; the next checkpoint is full, and compaction waits for it");
     }
 
     /** An index update, which may fail. */
@@ -283,7 +303,7 @@ public final class LogIndex {
                                 // The backend's dispose interrupted a batch being read back.
                                 LOG.debug("{}: interrupted, the backend closes", failure, t);
                             } else {
-                                LOG.error("{}; compaction stops", failure, t);
+                                LOG.error(failure, t);
                             }
                             updateFailed(t);
                         } finally {
@@ -296,7 +316,10 @@ public final class LogIndex {
         }
     }
 
-    /** The index no longer describes the log: every later pass fails at {@link #awaitUpdates}. */
+    /**
+     * The index no longer describes the log: every later pass fails at {@link #awaitUpdates}, until
+     * a full batch is indexed.
+     */
     private void updateFailed(Throwable t) {
         synchronized (updates) {
             if (failedUpdate == null) {
@@ -417,7 +440,9 @@ public final class LogIndex {
             updateLater(
                     executor,
                     () -> moves.moveBack(this),
-                    "Could not move the entries of dropped compaction run " + run + " back");
+                    "Could not move the entries of dropped compaction run "
+                            + run
+                            + " back; compaction stops");
         }
     }
 

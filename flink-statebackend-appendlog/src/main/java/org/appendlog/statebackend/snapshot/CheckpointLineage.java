@@ -483,7 +483,8 @@ public final class CheckpointLineage {
                 index.fullBatchWrittenLater(
                         log.handle(completed.appendedAt.segment()),
                         completed.appendedAt,
-                        background);
+                        background,
+                        this::requireFullCheckpoint);
             } else {
                 index.batchWrittenLater(completed.appended, completed.appendedAt, background);
             }
