@@ -198,7 +198,7 @@ public enum BatchCompression implements DescribedEnum {
             filled += rawLength;
             at = from + stored;
         }
-        return KeyGroupRecords.decompressed(raw, 0, raw.length, file, fileOffset);
+        return KeyGroupRecords.fromBlocks(raw, 0, raw.length, file, fileOffset);
     }
 
     private static int readInt(byte[] bytes, int at) {
