@@ -67,8 +67,9 @@ public final class AppendLogOptions {
                     .defaultValue(BatchCompression.LZ4)
                     .withDescription(
                             "How each key group's records are stored in the log's batches (and in"
-                                    + " native savepoints): 'lz4' (one LZ4 block per key group) or"
-                                    + " 'none' (batch format 2, which earlier versions read)."
+                                    + " native savepoints): 'lz4' (LZ4 blocks) or 'none' (stored"
+                                    + " as they are; incremental batches then keep batch format 2,"
+                                    + " which earlier versions read)."
                                     + " Batches of either kind are read whatever this says.");
 
     public static final ConfigOption<Double> FULL_CHECKPOINT_RATIO =

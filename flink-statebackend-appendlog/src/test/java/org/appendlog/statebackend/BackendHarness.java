@@ -13,9 +13,11 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.CheckpointType;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -203,6 +205,24 @@ public final class BackendHarness implements AutoCloseable {
     /** Takes checkpoint {@code id}, registers it and confirms it, as the coordinator would. */
     public IncrementalRemoteKeyedStateHandle checkpoint(long id) throws Exception {
         IncrementalRemoteKeyedStateHandle handle = checkpointThatNeverCompletes(id);
+        confirm(handle, id);
+        return handle;
+    }
+
+    /**
+     * Takes checkpoint {@code id} as a full checkpoint (Flink's {@code FULL_CHECKPOINT} type: every
+     * live entry, no earlier batch), registers it and confirms it.
+     */
+    public IncrementalRemoteKeyedStateHandle fullCheckpoint(long id) throws Exception {
+        IncrementalRemoteKeyedStateHandle handle =
+                written(
+                        backend.snapshot(
+                                id,
+                                id,
+                                new MemCheckpointStreamFactory(Integer.MAX_VALUE),
+                                new CheckpointOptions(
+                                        CheckpointType.FULL_CHECKPOINT,
+                                        CheckpointStorageLocationReference.getDefault())));
         confirm(handle, id);
         return handle;
     }

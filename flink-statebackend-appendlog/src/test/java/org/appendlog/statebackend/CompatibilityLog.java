@@ -28,7 +28,8 @@ import java.util.UUID;
  *
  * <p>The state is one value state {@code counts} ({@link BackendHarness#COUNTS}), written in three
  * checkpoints so that the last one's log holds several batches in several segments, values
- * overwritten and removed ones: see {@link #expected}. {@link #main} writes such a log; when the
+ * overwritten and removed ones, and (in logs kept from format 4 on) a full batch: see
+ * {@link #expected}. {@link #main} writes such a log; when the
  * format changes, add a directory written by the new version and keep the old ones.
  */
 public final class CompatibilityLog {
@@ -73,7 +74,10 @@ public final class CompatibilityLog {
         return 3L * key;
     }
 
-    /** Checkpoint 1 puts keys 0..1999; 2 overwrites 0..999 and removes 1500..1999; 3 adds the rest. */
+    /**
+     * Checkpoint 1 puts keys 0..1999; 2 overwrites 0..999 and removes 1500..1999, as a full
+     * checkpoint (so the log holds a full batch too); 3 adds the rest.
+     */
     private static IncrementalRemoteKeyedStateHandle write(BackendHarness harness) throws Exception {
         for (int key = 0; key < 2_000; key++) {
             harness.put(key, key);
@@ -85,7 +89,7 @@ public final class CompatibilityLog {
         for (int key = 1_500; key < 2_000; key++) {
             harness.remove(key);
         }
-        harness.checkpoint(2);
+        harness.fullCheckpoint(2);
         for (int key = 2_000; key < KEYS; key++) {
             harness.put(key, 3L * key);
         }

@@ -27,7 +27,14 @@ class LogCompatibilityTest {
     @TempDir Path tmp;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"0.1-manifest-3-lz4", "0.1-format-3-lz4", "0.1-format-2-none"})
+    @ValueSource(
+            strings = {
+                "0.1-manifest-3-lz4",
+                "0.1-format-3-lz4",
+                "0.1-format-2-none",
+                "0.1-format-4-lz4",
+                "0.1-format-4-none"
+            })
     void aLogAnEarlierVersionWroteRestoresAndGrows(String name) throws Exception {
         Path kept = copyOfKept(name);
         CompatibilityLog log = CompatibilityLog.read(kept);

@@ -1,22 +1,16 @@
 package org.appendlog.bench.compaction;
 
+import org.appendlog.bench.backend.KeyedBackends;
 import org.appendlog.statebackend.AppendLogOptions;
 import org.appendlog.statebackend.AppendLogStateBackend;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
-import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
-import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SharedStateRegistryImpl;
@@ -24,7 +18,6 @@ import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FileUtils;
 
 import java.io.File;
@@ -37,7 +30,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -170,7 +162,8 @@ public final class CompactionSweep {
         Random random = new Random(42);
         CompactorCpu cpu = new CompactorCpu();
         KeyedStateHandle last;
-        AbstractKeyedStateBackend<Integer> backend = build(stateBackend, metrics, Collections.emptyList());
+        AbstractKeyedStateBackend<Integer> backend =
+                KeyedBackends.build(stateBackend, "sweep", metrics, Collections.emptyList());
         try {
             ValueState<Long> state =
                     backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, STATE);
@@ -203,7 +196,7 @@ public final class CompactionSweep {
         MetricsRecorder restoreMetrics = new MetricsRecorder();
         long start = System.nanoTime();
         AbstractKeyedStateBackend<Integer> restored =
-                build(stateBackend, restoreMetrics, Collections.singletonList(last));
+                KeyedBackends.build(stateBackend, "sweep", restoreMetrics, Collections.singletonList(last));
         result.restoreMillis = (System.nanoTime() - start) / 1_000_000;
         result.restoreBytes = restoreMetrics.value("restoreBytesRead");
         try {
@@ -238,28 +231,6 @@ public final class CompactionSweep {
                         "Restored value of key " + e.getKey() + " is " + state.value() + ", expected " + e.getValue());
             }
         }
-    }
-
-    private static AbstractKeyedStateBackend<Integer> build(
-            AppendLogStateBackend stateBackend,
-            MetricsRecorder metrics,
-            Collection<KeyedStateHandle> handles)
-            throws IOException {
-        JobID job = new JobID();
-        Environment env = new MockEnvironmentBuilder().setJobID(job).build();
-        return stateBackend.createKeyedStateBackend(
-                new KeyedStateBackendParametersImpl<>(
-                        env,
-                        job,
-                        "sweep",
-                        IntSerializer.INSTANCE,
-                        128,
-                        KeyGroupRange.of(0, 127),
-                        env.getTaskKvStateRegistry(),
-                        TtlTimeProvider.DEFAULT,
-                        metrics,
-                        handles,
-                        new CloseableRegistry()));
     }
 
     /** A checkpoint taken, registered, completed; only the latest is retained. */

@@ -8,11 +8,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** A metric group that keeps the gauges registered on it, so the sweep reads what a user would. */
-final class MetricsRecorder extends UnregisteredMetricsGroup {
+public final class MetricsRecorder extends UnregisteredMetricsGroup {
 
     private final Map<String, Gauge<?>> gauges;
 
-    MetricsRecorder() {
+    public MetricsRecorder() {
         this(new ConcurrentHashMap<>());
     }
 
@@ -31,7 +31,7 @@ final class MetricsRecorder extends UnregisteredMetricsGroup {
         return new MetricsRecorder(gauges);
     }
 
-    long value(String name) {
+    public long value(String name) {
         Gauge<?> gauge = gauges.get(name);
         return gauge == null ? 0 : ((Number) gauge.getValue()).longValue();
     }

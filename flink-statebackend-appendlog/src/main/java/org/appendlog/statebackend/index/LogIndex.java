@@ -1,9 +1,14 @@
 package org.appendlog.statebackend.index;
 
 import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.log.BatchFormat;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.LogScanner;
+import org.appendlog.statebackend.log.RecordCursor;
 
+import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.StreamStateHandle;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,22 +138,58 @@ public final class LogIndex {
 
     /** Indexes every record of {@code batch}, which now lives at {@code location}. */
     void batchWritten(BatchBuilder batch, BatchLocation location) throws IOException {
+        forEachRecord(batch, recordIndexer(location));
+    }
+
+    /** Indexes each record it is handed as the latest of its entry, in {@code location}. */
+    private IndexedRecordVisitor recordIndexer(BatchLocation location) {
         RecordAt at = placeOf(location);
         SegmentStats stats = segments.byId(at.segment);
-        forEachRecord(
-                batch,
-                (index, position, state, bytes, keyOffset, keyLength, length, tombstone) -> {
-                    if (tombstone) {
-                        stats.tombstoneIndexed();
-                    }
-                    index.written(
-                            state,
-                            bytes,
-                            keyOffset,
-                            keyLength,
-                            at.record(position, length),
-                            tombstone);
-                });
+        return (index, position, state, bytes, keyOffset, keyLength, length, tombstone) -> {
+            if (tombstone) {
+                stats.tombstoneIndexed();
+            }
+            index.written(
+                    state, bytes, keyOffset, keyLength, at.record(position, length), tombstone);
+        };
+    }
+
+    /**
+     * Indexes every record of the batch at {@code location} of {@code segment}, read back from
+     * the log key group by key group: a full batch is written as a stream, and its records are
+     * not kept on the heap until its checkpoint completes.
+     */
+    private void batchReadBack(StreamStateHandle segment, BatchLocation location)
+            throws IOException {
+        IndexedRecordVisitor indexer = recordIndexer(location);
+        RecordCursor cursor = new RecordCursor();
+        String file = LogScanner.describe(segment);
+        try (FSDataInputStream in = segment.openInputStream()) {
+            BatchFormat.BatchIndex batch = BatchFormat.readIndex(in, file, location);
+            for (int keyGroup : location.keyGroups()) {
+                KeyGroupIndex index = of(keyGroup);
+                BatchFormat.readKeyGroups(
+                        in,
+                        file,
+                        batch,
+                        keyGroup,
+                        keyGroup,
+                        (kg, records) -> {
+                            cursor.reset(records);
+                            while (cursor.next()) {
+                                indexer.accept(
+                                        index,
+                                        cursor.positionInKeyGroup(),
+                                        cursor.stateId(),
+                                        cursor.bytes(),
+                                        cursor.keyOffset(),
+                                        cursor.keyLength(),
+                                        cursor.encodedLength(),
+                                        cursor.isTombstone());
+                            }
+                        });
+            }
+        }
     }
 
     /** Receives one record of a batch together with the table of its key group. */
@@ -190,24 +231,52 @@ public final class LogIndex {
      * Counts {@code batch}'s bytes now and indexes its records on {@code executor}, so that the
      * task's notification of the completed checkpoint that appended it need not wait; {@link
      * #awaitUpdates} waits for them. Only batches of completed checkpoints, in the order they
-     * completed: the index describes the log the last completed checkpoint refers to. A batch of
-     * every live entry ({@code full}) replaces what the index held: it carries no tombstones for
-     * the entries removed before it, which would otherwise stay indexed for good.
+     * completed: the index describes the log the last completed checkpoint refers to.
      */
-    public void batchWrittenLater(
-            BatchBuilder batch, BatchLocation location, boolean full, Executor executor) {
+    public void batchWrittenLater(BatchBuilder batch, BatchLocation location, Executor executor) {
+        batchAdded(location.segment(), location.rawLength());
+        updateLater(
+                executor,
+                () -> batchWritten(batch, location),
+                "Could not index batch " + location + "; compaction stops");
+    }
+
+    /**
+     * Like {@link #batchWrittenLater}, for a batch of every live entry at {@code location} of
+     * {@code segment}, which is read back from the log. It replaces what the index held: it
+     * carries no tombstones for the entries removed before it, which would otherwise stay indexed
+     * for good. So once indexed, the index is whole again, whatever update failed before. Should
+     * reading it back fail (say a later checkpoint completed first and Flink deleted the segment),
+     * {@code requestFullBatch} asks for the next checkpoint to be full, and compaction waits for
+     * that one.
+     */
+    public void fullBatchWrittenLater(
+            StreamStateHandle segment,
+            BatchLocation location,
+            Executor executor,
+            Runnable requestFullBatch) {
         batchAdded(location.segment(), location.rawLength());
         updateLater(
                 executor,
                 () -> {
-                    if (full) {
-                        for (KeyGroupIndex index : perKeyGroup) {
-                            index.clear();
-                        }
+                    for (KeyGroupIndex index : perKeyGroup) {
+                        index.clear();
                     }
-                    batchWritten(batch, location);
+                    try {
+                        batchReadBack(segment, location);
+                    } catch (IOException | RuntimeException e) {
+                        requestFullBatch.run();
+                        throw e;
+                    }
+                    synchronized (updates) {
+                        failedUpdate = null;
+                    }
                 },
-                "Could not index batch " + location);
+                "Could not index full batch "
+                        + location
+                        + " of "
+                        + LogScanner.describe(segment)
+                        + "; the next checkpoint is full, and compaction waits for it");
     }
 
     /** An index update, which may fail. */
@@ -230,7 +299,12 @@ public final class LogIndex {
                         try {
                             update.run();
                         } catch (Throwable t) {
-                            LOG.error("{}; compaction stops", failure, t);
+                            if (Thread.currentThread().isInterrupted()) {
+                                // The backend's dispose interrupted a batch being read back.
+                                LOG.debug("{}: interrupted, the backend closes", failure, t);
+                            } else {
+                                LOG.error(failure, t);
+                            }
                             updateFailed(t);
                         } finally {
                             updateDone();
@@ -242,7 +316,10 @@ public final class LogIndex {
         }
     }
 
-    /** The index no longer describes the log: every later pass fails at {@link #awaitUpdates}. */
+    /**
+     * The index no longer describes the log: every later pass fails at {@link #awaitUpdates}, until
+     * a full batch is indexed.
+     */
     private void updateFailed(Throwable t) {
         synchronized (updates) {
             if (failedUpdate == null) {
@@ -363,7 +440,9 @@ public final class LogIndex {
             updateLater(
                     executor,
                     () -> moves.moveBack(this),
-                    "Could not move the entries of dropped compaction run " + run + " back");
+                    "Could not move the entries of dropped compaction run "
+                            + run
+                            + " back; compaction stops");
         }
     }
 

@@ -21,17 +21,25 @@ import static org.apache.flink.configuration.description.TextElement.text;
  *
  * A block is stored raw exactly when it is 4 bytes longer than its raw length. Batches stored
  * raw keep format version 2, so that a job can go back to an earlier version with {@link #NONE}.
+ * Batches written as a stream ({@link BatchStream}: full batches, native savepoints) store each
+ * key group as a chain of framed blocks of bounded size instead, with either compression.
  */
 public enum BatchCompression implements DescribedEnum {
-    NONE(0, "Key groups' records are stored as they are (batch format 2, which earlier versions read)."),
+    NONE(
+            0,
+            "Key groups' records are stored as they are (incremental batches in batch format 2,"
+                    + " which earlier versions read; full batches and savepoints in format 4)."),
     LZ4(
             1,
-            "Each key group's records are one LZ4 block (lz4-java, which Flink itself ships): a"
-                    + " few percent of a core per checkpoint for several times fewer bytes written,"
-                    + " kept and read on restore.");
+            "Each key group's records are one LZ4 block (lz4-java, which Flink itself ships), or"
+                    + " in full batches and savepoints LZ4 blocks of at most 1 MiB of records each:"
+                    + " a few percent of a core per checkpoint for several times fewer bytes"
+                    + " written, kept and read on restore.");
 
     /** Longer key groups are stored raw: LZ4's bound for them would not fit an array. */
     private static final int MAX_COMPRESSIBLE = Integer.MAX_VALUE / 2;
+    /** The longest array the JVM allocates. */
+    static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
 
     /**
      * LZ4's largest expansion: one byte of a block's length extension adds at most 255 bytes of
@@ -94,6 +102,124 @@ public enum BatchCompression implements DescribedEnum {
         block[2] = (byte) (length >>> 8);
         block[3] = (byte) length;
         return block.length == 4 + stored ? block : Arrays.copyOf(block, 4 + stored);
+    }
+
+    /** The most bytes {@link #encodeBlock} stores for {@code rawLength} raw bytes. */
+    int maxBlockLength(int rawLength) {
+        return this == NONE
+                ? rawLength
+                : Math.max(rawLength, Lz4.FACTORY.fastCompressor().maxCompressedLength(rawLength));
+    }
+
+    /**
+     * Stores one block of a streamed key group (batch format 4): {@code raw[0, length)} into
+     * {@code target} from {@code at}, compressed if that saves bytes (never for {@link #NONE}).
+     * Returns the stored length, which equals {@code length} exactly when the block is stored raw.
+     */
+    int encodeBlock(byte[] raw, int length, byte[] target, int at) {
+        if (this == LZ4) {
+            int stored =
+                    Lz4.FACTORY
+                            .fastCompressor()
+                            .compress(raw, 0, length, target, at, target.length - at);
+            if (stored < length) {
+                return stored;
+            }
+        }
+        System.arraycopy(raw, 0, target, at, length);
+        return length;
+    }
+
+    /**
+     * The records of a streamed key group (batch format 4) stored as {@code bytes[offset, offset +
+     * length)}, already checked against its CRC: its blocks, each {@code rawLength:int
+     * storedLength:int} and the stored bytes, up to the {@code 0 0} that ends the key group.
+     * Returns null if the key group has no records.
+     */
+    static KeyGroupRecords decodeBlocks(
+            byte[] bytes, int offset, int length, String file, long fileOffset)
+            throws CorruptLogException {
+        int end = offset + length;
+        long rawTotal = 0;
+        int at = offset;
+        // First pass: the frames, each checked against the extent, give the raw length.
+        while (true) {
+            if (end - at < BatchStream.FRAME_BYTES) {
+                throw new CorruptLogException(
+                        file, fileOffset + at - offset, "key group's blocks end without their end mark");
+            }
+            int raw = readInt(bytes, at);
+            int stored = readInt(bytes, at + 4);
+            if (raw == 0 && stored == 0) {
+                if (at + BatchStream.FRAME_BYTES != end) {
+                    throw new CorruptLogException(
+                            file, fileOffset + at - offset, "bytes after the key group's end mark");
+                }
+                break;
+            }
+            if (raw <= 0
+                    || stored <= 0
+                    || stored > end - at - BatchStream.FRAME_BYTES
+                    || raw < stored
+                    || (raw > stored && raw / 255 > stored)) {
+                throw new CorruptLogException(
+                        file,
+                        fileOffset + at - offset,
+                        "block gives impossible lengths: " + stored + " stored, " + raw + " raw");
+            }
+            rawTotal += raw;
+            at += BatchStream.FRAME_BYTES + stored;
+        }
+        if (rawTotal == 0) {
+            return null;
+        }
+        if (rawTotal > MAX_ARRAY) {
+            throw new CorruptLogException(
+                    file,
+                    fileOffset,
+                    "key group holds "
+                            + rawTotal
+                            + " raw bytes of records, more than one array holds on the heap");
+        }
+        byte[] raw = new byte[(int) rawTotal];
+        int filled = 0;
+        for (at = offset; at + BatchStream.FRAME_BYTES < end; ) {
+            int rawLength = readInt(bytes, at);
+            int stored = readInt(bytes, at + 4);
+            int from = at + BatchStream.FRAME_BYTES;
+            if (stored == rawLength) {
+                System.arraycopy(bytes, from, raw, filled, rawLength);
+            } else {
+                int decompressed;
+                try {
+                    decompressed =
+                            Lz4.FACTORY
+                                    .safeDecompressor()
+                                    .decompress(bytes, from, stored, raw, filled, rawLength);
+                } catch (LZ4Exception e) {
+                    throw new CorruptLogException(
+                            file,
+                            fileOffset + at - offset,
+                            "LZ4 block cannot be decompressed: " + e.getMessage());
+                }
+                if (decompressed != rawLength) {
+                    throw new CorruptLogException(
+                            file,
+                            fileOffset + at - offset,
+                            "LZ4 block holds " + decompressed + " bytes, its frame says " + rawLength);
+                }
+            }
+            filled += rawLength;
+            at = from + stored;
+        }
+        return KeyGroupRecords.fromBlocks(raw, 0, raw.length, file, fileOffset);
+    }
+
+    private static int readInt(byte[] bytes, int at) {
+        return ((bytes[at] & 0xff) << 24)
+                | ((bytes[at + 1] & 0xff) << 16)
+                | ((bytes[at + 2] & 0xff) << 8)
+                | (bytes[at + 3] & 0xff);
     }
 
     /**

@@ -26,6 +26,14 @@ import java.util.zip.CRC32C;
  * footer  := (offset:long length:int crc32c:int) per key group, of the stored bytes, offsets
  *            relative to the batch
  *            headerLength:int crc32c(header + footer so far):int FOOTER_MAGIC:int
+ *
+ * streamed batch (version 4) := header4 (block* 0:int 0:int)-per-key-group footer4
+ * header4 := BATCH_MAGIC:int 4:byte checkpointId:long minCheckpointId:long firstKg:int lastKg:int
+ *            stateCount:int stateName:utf* compression:byte
+ * block   := rawLength:int storedLength:int stored    (stored raw exactly when the lengths match)
+ * footer4 := (offset:long length:long crc32c:int) per key group
+ *            recordCount:long rawBodyLength:long
+ *            headerLength:int crc32c(header + footer so far):int FOOTER_MAGIC:int
  * </pre>
  *
  * <p>Each key group carries its own CRC32C so that a restore which reads only the key groups it
@@ -33,6 +41,11 @@ import java.util.zip.CRC32C;
  * key group's records are stored as {@link BatchCompression} says (version 2 batches: raw), and
  * the header gives the body's stored and raw lengths, so that a reader without a manifest finds
  * the batch's end, and the index counts raw bytes as its records do.
+ *
+ * <p>Version 4 is written by {@link BatchStream} while the records come (full batches, native
+ * savepoints): what is known only at the end (the record count, the lengths) is in the footer,
+ * and each key group is a chain of bounded blocks, so a reader without a manifest steps over the
+ * frames to find the batch's end.
  *
  * <p>Lengths and counts are read before the CRC that covers them can be checked, so each is
  * bounded first: key groups below Flink's largest max parallelism, raw lengths by LZ4's largest
@@ -51,10 +64,15 @@ public final class BatchFormat {
     public static final int FORMAT_VERSION = 3;
 
     private static final int UNCOMPRESSED_VERSION = 2;
+    /** Batches written by {@link BatchStream}. */
+    private static final int STREAMED_VERSION = 4;
     public static final int SEGMENT_HEADER_BYTES = 8;
     private static final int BATCH_MAGIC = 0x414C4F47; // "ALOG"
     private static final int FOOTER_MAGIC = 0x414C4654; // "ALFT"
     private static final int FOOTER_ENTRY_BYTES = 16;
+    private static final int STREAMED_FOOTER_ENTRY_BYTES = 20;
+    /** Version 4's record count and raw body length, ahead of the common tail. */
+    private static final int STREAMED_FOOTER_SUMMARY_BYTES = 16;
     private static final int FOOTER_TAIL_BYTES = 12;
     /** Key groups are numbered below Flink's largest max parallelism. */
     private static final int KEY_GROUP_LIMIT = KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM;
@@ -161,13 +179,7 @@ public final class BatchFormat {
             footer.writeInt((int) crc.getValue());
             relative += length;
         }
-        footer.writeInt(header.length());
-        crc.reset();
-        crc.update(header.getSharedBuffer(), 0, header.length());
-        crc.update(footer.getSharedBuffer(), 0, footer.length());
-        footer.writeInt((int) crc.getValue());
-        footer.writeInt(FOOTER_MAGIC);
-        out.write(footer.getSharedBuffer(), 0, footer.length());
+        writeFooter(out, header, footer);
         long length = relative + footer.length();
         return new BatchLocation(
                 segment,
@@ -177,6 +189,57 @@ public final class BatchFormat {
                 batch.checkpointId(),
                 batch.minCheckpointId(),
                 range);
+    }
+
+    /**
+     * Ends {@code footer} (the header's length, a CRC32C over header and footer, the magic) and
+     * writes it to {@code out}.
+     */
+    static void writeFooter(
+            OutputStream out, DataOutputSerializer header, DataOutputSerializer footer)
+            throws IOException {
+        footer.writeInt(header.length());
+        CRC32C crc = new CRC32C();
+        crc.update(header.getSharedBuffer(), 0, header.length());
+        crc.update(footer.getSharedBuffer(), 0, footer.length());
+        footer.writeInt((int) crc.getValue());
+        footer.writeInt(FOOTER_MAGIC);
+        out.write(footer.getSharedBuffer(), 0, footer.length());
+    }
+
+    /** The header of a streamed batch (version 4), all of it known before the first record. */
+    static DataOutputSerializer streamedHeader(
+            long checkpointId,
+            KeyGroupRange range,
+            List<String> stateNames,
+            BatchCompression compression)
+            throws IOException {
+        DataOutputSerializer header = new DataOutputSerializer(128);
+        header.writeInt(BATCH_MAGIC);
+        header.writeByte(STREAMED_VERSION);
+        header.writeLong(checkpointId);
+        header.writeLong(checkpointId);
+        header.writeInt(range.getStartKeyGroup());
+        header.writeInt(range.getEndKeyGroup());
+        header.writeInt(stateNames.size());
+        for (String name : stateNames) {
+            header.writeUTF(name);
+        }
+        header.writeByte(compression.id());
+        return header;
+    }
+
+    /** The footer's length of a batch of {@code groups} key groups, by format version. */
+    static int footerLength(int version, int groups) {
+        return version == STREAMED_VERSION
+                ? streamedFooterLength(groups)
+                : groups * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES;
+    }
+
+    static int streamedFooterLength(int groups) {
+        return groups * STREAMED_FOOTER_ENTRY_BYTES
+                + STREAMED_FOOTER_SUMMARY_BYTES
+                + FOOTER_TAIL_BYTES;
     }
 
     private static int rawLength(BatchBuilder batch, int kg) {
@@ -190,8 +253,9 @@ public final class BatchFormat {
         public final List<String> stateNames;
         public final long recordCount;
         private final BatchCompression compression;
+        private final boolean streamed;
         private final long[] offsets;
-        private final int[] lengths;
+        private final long[] lengths;
         private final int[] crcs;
 
         private BatchIndex(
@@ -199,13 +263,15 @@ public final class BatchFormat {
                 List<String> stateNames,
                 long recordCount,
                 BatchCompression compression,
+                boolean streamed,
                 long[] offsets,
-                int[] lengths,
+                long[] lengths,
                 int[] crcs) {
             this.location = location;
             this.stateNames = stateNames;
             this.recordCount = recordCount;
             this.compression = compression;
+            this.streamed = streamed;
             this.offsets = offsets;
             this.lengths = lengths;
             this.crcs = crcs;
@@ -220,9 +286,9 @@ public final class BatchFormat {
     /**
      * Finds the extent of the batch starting at {@code offset} of a segment of {@code
      * segmentLength} bytes without a manifest, by reading its header and stepping over its
-     * records (the header counts them, each is length-prefixed). A batch that would end past the
-     * segment's end fails. The result is then checked with {@link #readIndex} and {@link
-     * #readKeyGroups}.
+     * records (the header counts them, each is length-prefixed) or, in version 4, its blocks. A
+     * batch that would end past the segment's end fails. The result is then checked with {@link
+     * #readIndex} and {@link #readKeyGroups}.
      */
     public static BatchLocation locate(
             FSDataInputStream in, String file, String segment, long offset, long segmentLength)
@@ -237,7 +303,7 @@ public final class BatchFormat {
             long checkpointId = data.readLong();
             long minCheckpointId = data.readLong();
             KeyGroupRange range = keyGroups(data.readInt(), data.readInt(), file, offset + 21);
-            long records = data.readLong();
+            long records = version == STREAMED_VERSION ? 0 : data.readLong();
             int states = data.readInt();
             if (records < 0 || states < 0) {
                 throw new CorruptLogException(
@@ -251,7 +317,12 @@ public final class BatchFormat {
             long headerEnd;
             long storedBody;
             long rawBody;
-            if (version == UNCOMPRESSED_VERSION) {
+            if (version == STREAMED_VERSION) {
+                BatchCompression.ofId(data.readByte(), file, offset);
+                headerEnd = in.getPos();
+                rawBody = skipStreamedKeyGroups(in, data, file, range, segmentLength);
+                storedBody = in.getPos() - headerEnd;
+            } else if (version == UNCOMPRESSED_VERSION) {
                 headerEnd = in.getPos();
                 for (long r = 0; r < records; r++) {
                     LogRecord.skip(data);
@@ -285,7 +356,7 @@ public final class BatchFormat {
                     headerEnd
                             - offset
                             + storedBody
-                            + footerLength(range);
+                            + footerLength(version, range.getNumberOfKeyGroups());
             if (offset + length > segmentLength) {
                 throw new CorruptLogException(
                         file,
@@ -309,15 +380,65 @@ public final class BatchFormat {
         }
     }
 
+    /**
+     * Steps over the blocks of every key group of a streamed batch, checking each frame against
+     * LZ4's largest expansion and the segment's end; returns the raw bytes they hold.
+     */
+    private static long skipStreamedKeyGroups(
+            FSDataInputStream in,
+            java.io.DataInputStream data,
+            String file,
+            KeyGroupRange range,
+            long segmentLength)
+            throws IOException {
+        long rawBody = 0;
+        for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
+            while (true) {
+                long at = in.getPos();
+                int raw = data.readInt();
+                int stored = data.readInt();
+                if (raw == 0 && stored == 0) {
+                    break;
+                }
+                long next = at + BatchStream.FRAME_BYTES + (long) stored;
+                if (raw <= 0
+                        || stored <= 0
+                        || raw < stored
+                        || raw > BatchCompression.maxRawLength(stored, 1)
+                        || next > segmentLength) {
+                    throw new CorruptLogException(
+                            file,
+                            at,
+                            "block of key group "
+                                    + kg
+                                    + " gives impossible lengths: "
+                                    + stored
+                                    + " stored, "
+                                    + raw
+                                    + " raw");
+                }
+                in.seek(next);
+                rawBody += raw;
+            }
+        }
+        return rawBody;
+    }
+
     /** Reads and checks a batch's header and footer. */
     public static BatchIndex readIndex(FSDataInputStream in, String file, BatchLocation loc)
             throws IOException {
         KeyGroupRange range = loc.keyGroups();
         int groups = range.getNumberOfKeyGroups();
-        int footerLength = footerLength(range);
         if (loc.offset() < SEGMENT_HEADER_BYTES
-                || loc.length() < footerLength + 1
+                || loc.length() < 5
                 || loc.length() > Long.MAX_VALUE - loc.offset()) {
+            throw new CorruptLogException(
+                    file, loc.offset(), "impossible batch extent of " + loc.length() + " bytes");
+        }
+        // The version says how long the footer is; the CRC covers it below.
+        boolean streamed = readAt(in, file, loc.offset(), 5)[4] == STREAMED_VERSION;
+        int footerLength = footerLength(streamed ? STREAMED_VERSION : FORMAT_VERSION, groups);
+        if (loc.length() < footerLength + 1) {
             throw new CorruptLogException(
                     file,
                     loc.offset(),
@@ -327,13 +448,15 @@ public final class BatchFormat {
         byte[] footer = readAt(in, file, footerStart, footerLength);
         DataInputDeserializer f = new DataInputDeserializer(footer);
         long[] offsets = new long[groups];
-        int[] lengths = new int[groups];
+        long[] lengths = new long[groups];
         int[] crcs = new int[groups];
         for (int i = 0; i < groups; i++) {
             offsets[i] = f.readLong();
-            lengths[i] = f.readInt();
+            lengths[i] = streamed ? f.readLong() : f.readInt();
             crcs[i] = f.readInt();
         }
+        long streamedRecords = streamed ? f.readLong() : 0;
+        long streamedRawBody = streamed ? f.readLong() : 0;
         int headerLength = f.readInt();
         int storedCrc = f.readInt();
         if (f.readInt() != FOOTER_MAGIC) {
@@ -357,7 +480,9 @@ public final class BatchFormat {
             throw new CorruptLogException(file, loc.offset(), "no batch header");
         }
         int version = h.readByte();
-        if (version != FORMAT_VERSION && version != UNCOMPRESSED_VERSION) {
+        if (version != FORMAT_VERSION
+                && version != UNCOMPRESSED_VERSION
+                && version != STREAMED_VERSION) {
             throw new CorruptLogException(
                     file, loc.offset() + 4, "unsupported batch format version " + version);
         }
@@ -385,11 +510,13 @@ public final class BatchFormat {
                     loc.offset(),
                     "batch holds key groups " + written + ", the checkpoint expects " + range);
         }
-        long recordCount = h.readLong();
+        long recordCount = streamed ? streamedRecords : h.readLong();
         int stateCount = h.readInt();
-        if (stateCount < 0 || stateCount > h.available() / 2) {
+        if (recordCount < 0 || stateCount < 0 || stateCount > h.available() / 2) {
             throw new CorruptLogException(
-                    file, loc.offset() + 37, "batch header counts " + stateCount + " states");
+                    file,
+                    loc.offset() + 29,
+                    "batch counts " + recordCount + " records of " + stateCount + " states");
         }
         List<String> names = new ArrayList<>(stateCount);
         for (int i = 0; i < stateCount; i++) {
@@ -398,7 +525,14 @@ public final class BatchFormat {
         BatchCompression compression = BatchCompression.NONE;
         long storedBody = loc.length() - headerLength - footerLength;
         long rawBody = storedBody;
-        if (version == FORMAT_VERSION) {
+        if (streamed) {
+            compression = BatchCompression.ofId(h.readByte(), file, loc.offset());
+            rawBody = streamedRawBody;
+            if (rawBody < 0) {
+                throw new CorruptLogException(
+                        file, footerStart, "batch footer gives " + rawBody + " raw bytes");
+            }
+        } else if (version == FORMAT_VERSION) {
             compression = BatchCompression.ofId(h.readByte(), file, loc.offset());
             long headerStored = h.readLong();
             rawBody = h.readLong();
@@ -416,7 +550,14 @@ public final class BatchFormat {
                                 + storedBody);
             }
         }
-        checkKeyGroupExtents(file, footerStart, headerLength, storedBody, offsets, lengths);
+        checkKeyGroupExtents(
+                file,
+                footerStart,
+                streamed ? STREAMED_FOOTER_ENTRY_BYTES : FOOTER_ENTRY_BYTES,
+                headerLength,
+                storedBody,
+                offsets,
+                lengths);
         BatchLocation verified =
                 new BatchLocation(
                         loc.segment(),
@@ -426,7 +567,8 @@ public final class BatchFormat {
                         checkpointId,
                         minCheckpointId,
                         range);
-        return new BatchIndex(verified, names, recordCount, compression, offsets, lengths, crcs);
+        return new BatchIndex(
+                verified, names, recordCount, compression, streamed, offsets, lengths, crcs);
     }
 
     /**
@@ -436,17 +578,18 @@ public final class BatchFormat {
     private static void checkKeyGroupExtents(
             String file,
             long footerStart,
+            int entryBytes,
             int headerLength,
             long storedBody,
             long[] offsets,
-            int[] lengths)
+            long[] lengths)
             throws CorruptLogException {
         long expected = headerLength;
         for (int i = 0; i < offsets.length; i++) {
-            if (offsets[i] != expected || lengths[i] < 0) {
+            if (offsets[i] != expected || lengths[i] < 0 || lengths[i] > storedBody) {
                 throw new CorruptLogException(
                         file,
-                        footerStart + (long) i * FOOTER_ENTRY_BYTES,
+                        footerStart + (long) i * entryBytes,
                         "footer places key group #"
                                 + i
                                 + " at "
@@ -487,13 +630,10 @@ public final class BatchFormat {
         return KeyGroupRange.of(first, last);
     }
 
-    private static int footerLength(KeyGroupRange range) {
-        return range.getNumberOfKeyGroups() * FOOTER_ENTRY_BYTES + FOOTER_TAIL_BYTES;
-    }
-
     /**
      * Reads the records of key groups {@code first..last} (within the batch's range) in one
      * sequential read, checks each group's CRC, and hands each group's bytes to {@code consumer}.
+     * A range larger than one array is read in halves; a single key group larger than that fails.
      */
     public static void readKeyGroups(
             FSDataInputStream in,
@@ -514,37 +654,47 @@ public final class BatchFormat {
         if (end == start) {
             return;
         }
-        if (end - start > MAX_READ) {
+        if (end - start > BatchCompression.MAX_ARRAY && first < last) {
+            int middle = first + (last - first) / 2;
+            readKeyGroups(in, file, index, first, middle, consumer);
+            readKeyGroups(in, file, index, middle + 1, last, consumer);
+            return;
+        }
+        long absolute = index.location.offset() + start;
+        if (end - start > BatchCompression.MAX_ARRAY) {
             throw new IOException(
-                    "key groups "
+                    "key group "
                             + first
-                            + ".."
-                            + last
                             + " of the batch at offset "
                             + index.location.offset()
                             + " of "
                             + file
-                            + " take "
+                            + " stores "
                             + (end - start)
-                            + " bytes, more than one read can hold; restore with more"
-                            + " restore-parallelism (smaller slices)");
+                            + " bytes, more than one array holds on the heap");
         }
-        long absolute = index.location.offset() + start;
         byte[] bytes = readAt(in, file, absolute, (int) (end - start));
         CRC32C crc = new CRC32C();
         for (int kg = first; kg <= last; kg++) {
             int i = kg - base;
             int from = (int) (index.offsets[i] - start);
-            int length = index.lengths[i];
+            int length = (int) index.lengths[i];
             crc.reset();
             crc.update(bytes, from, length);
             if ((int) crc.getValue() != index.crcs[i]) {
                 throw new CorruptLogException(
                         file, absolute + from, "CRC32C mismatch in the records of key group " + kg);
             }
-            if (length > 0) {
-                consumer.accept(
-                        kg, index.compression.decode(bytes, from, length, file, absolute + from));
+            KeyGroupRecords records = null;
+            if (index.streamed) {
+                records =
+                        BatchCompression.decodeBlocks(
+                                bytes, from, length, file, absolute + from);
+            } else if (length > 0) {
+                records = index.compression.decode(bytes, from, length, file, absolute + from);
+            }
+            if (records != null) {
+                consumer.accept(kg, records);
             }
         }
     }
@@ -555,8 +705,6 @@ public final class BatchFormat {
         void accept(int keyGroup, KeyGroupRecords records) throws IOException;
     }
 
-    /** The largest array the JVM allocates. */
-    private static final int MAX_READ = Integer.MAX_VALUE - 8;
 
     private static byte[] readAt(FSDataInputStream in, String file, long position, int length)
             throws IOException {

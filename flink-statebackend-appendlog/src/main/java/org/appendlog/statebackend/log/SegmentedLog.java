@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -133,6 +134,24 @@ public final class SegmentedLog implements Closeable {
      */
     public synchronized BatchLocation append(BatchBuilder batch, Set<String> confirmedSegments)
             throws IOException {
+        return append(
+                (out, segment, position) ->
+                        BatchFormat.write(out, segment, position, batch, compression),
+                confirmedSegments);
+    }
+
+    /** Writes one batch to a segment's stream at {@code position}; returns where it landed. */
+    @FunctionalInterface
+    public interface BatchWriter {
+        BatchLocation write(OutputStream out, String segment, long position) throws IOException;
+    }
+
+    /**
+     * Appends the batch that {@code writer} writes (a {@link BatchStream}, which never holds the
+     * whole batch), as {@link #append(BatchBuilder, Set)} does.
+     */
+    public synchronized BatchLocation append(BatchWriter writer, Set<String> confirmedSegments)
+            throws IOException {
         checkOpen();
         if (active != null && !confirmedSegments.contains(active.name)) {
             closeActive();
@@ -144,16 +163,17 @@ public final class SegmentedLog implements Closeable {
             LOG.debug("Opened state log segment {}", active.path);
         }
         try {
-            BatchLocation location =
-                    BatchFormat.write(
-                            active.out, active.name, active.position(), batch, compression);
-            syncMode.commit(active.out);
+            BatchLocation location = writer.write(active.out, active.name, active.position());
+            if (!sealEveryBatch) {
+                // A sealed batch is made durable by its close below; on an object store a sync
+                // is a no-op at best, and S3A can be set to refuse it.
+                syncMode.commit(active.out);
+            }
             bytesAppended += location.length();
             segmentEnds.put(active.name, location.offset() + location.length());
             LOG.debug(
-                    "Appended batch of checkpoint {} ({} records) to {} at offset {}, {} bytes",
-                    batch.checkpointId(),
-                    batch.recordCount(),
+                    "Appended batch of checkpoint {} to {} at offset {}, {} bytes",
+                    location.checkpointId(),
                     active.path,
                     location.offset(),
                     location.length());
@@ -190,7 +210,9 @@ public final class SegmentedLog implements Closeable {
         BatchLocation location;
         try {
             location = BatchFormat.write(segment.out, name, segment.position(), run, compression);
-            syncMode.commit(segment.out);
+            if (!sealEveryBatch) {
+                syncMode.commit(segment.out);
+            }
             segment.out.close();
         } catch (IOException | RuntimeException e) {
             IOUtils.closeQuietly(segment.out);

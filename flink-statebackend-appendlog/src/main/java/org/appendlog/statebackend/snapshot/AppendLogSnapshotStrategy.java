@@ -29,7 +29,6 @@ import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInf
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.SnapshotStrategy;
 import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.runtime.state.StateEntry;
 import org.apache.flink.runtime.state.heap.StateTable;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 
@@ -42,7 +41,6 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -341,7 +339,6 @@ public final class AppendLogSnapshotStrategy<K> {
                 }
                 break;
             case SAVEPOINT:
-                Capture all = captureTables(checkpointId, captured);
                 String segment = "savepoint-" + backendId + "-" + checkpointId + ".seg";
                 CheckpointStateOutputStream out =
                         streamFactory.createCheckpointStateOutputStream(
@@ -349,12 +346,8 @@ public final class AppendLogSnapshotStrategy<K> {
                 registry.registerCloseable(out);
                 out.write(BatchFormat.segmentHeader());
                 BatchLocation location =
-                        BatchFormat.write(
-                                out,
-                                segment,
-                                BatchFormat.SEGMENT_HEADER_BYTES,
-                                all.records(),
-                                log.compression());
+                        new FullBatch(captured, keyGroupRange, log.compression())
+                                .write(out, segment, BatchFormat.SEGMENT_HEADER_BYTES);
                 StreamStateHandle handle = closeAndGetHandle(out, registry);
                 privateState.add(HandleAndLocalPath.of(handle, segment));
                 batches = List.of(location);
@@ -500,22 +493,21 @@ public final class AppendLogSnapshotStrategy<K> {
     }
 
     /**
-     * Appends every live entry of the captured tables as one batch, which refers to no earlier
-     * one. Under the write lock.
+     * Appends every live entry of the captured tables as one batch, written as a stream, which
+     * refers to no earlier one. Under the write lock.
      */
     private BatchLocation appendFull(CapturedState captured, Set<String> confirmed)
             throws IOException {
         long start = System.nanoTime();
-        Capture all = captureTables(captured.checkpointId, captured);
-        BatchLocation location = log.append(all.records(), confirmed);
-        lineage.remember(
-                captured.checkpointId, List.of(location), -1, true, null, all.records(), location);
+        FullBatch all = new FullBatch(captured, keyGroupRange, log.compression());
+        BatchLocation location = log.append(all, confirmed);
+        lineage.remember(captured.checkpointId, List.of(location), -1, true, null, null, location);
         fullBatches.incrementAndGet();
         LOG.debug(
                 "Checkpoint {} appended all {} live records ({} bytes) to state log segment {} at"
                         + " offset {} in {} ms",
                 captured.checkpointId,
-                all.records().recordCount(),
+                all.recordCount(),
                 location.length(),
                 location.segment(),
                 location.offset(),
@@ -562,28 +554,5 @@ public final class AppendLogSnapshotStrategy<K> {
                 ? new PlaceholderStreamStateHandle(
                         handle.getStreamStateHandleID(), handle.getStateSize(), false)
                 : handle;
-    }
-
-    /** Serializes every entry of the table snapshots, key group by key group. */
-    private Capture captureTables(long checkpointId, CapturedState captured) throws IOException {
-        Capture all =
-                new Capture(
-                        checkpointId,
-                        new BatchBuilder(checkpointId, keyGroupRange, captured.stateNames));
-        for (int kg = keyGroupRange.getStartKeyGroup(); kg <= keyGroupRange.getEndKeyGroup(); kg++) {
-            for (StateTableSnapshot table : captured.tables) {
-                Iterator<StateEntry<Object, Object, Object>> entries =
-                        table.snapshot.getIterator(kg);
-                while (entries.hasNext()) {
-                    StateEntry<Object, Object, Object> entry = entries.next();
-                    all.add(
-                            new EntryRef(table.stateId, entry.getKey(), entry.getNamespace(), kg),
-                            table.serializers,
-                            entry.getState());
-                }
-            }
-        }
-        all.materialize(null);
-        return all;
     }
 }

@@ -291,7 +291,7 @@ public final class CheckpointLineage {
             long builtOn,
             boolean full,
             @Nullable CompactionResult compaction,
-            BatchBuilder batch,
+            @Nullable BatchBuilder batch,
             @Nullable BatchLocation location) {
         if (abandoned(checkpointId)) {
             return;
@@ -479,8 +479,15 @@ public final class CheckpointLineage {
         if (completed.appendedAt != null) {
             // With base: the index counts the segment from now on, and no compaction pass judges
             // the completed log before the index knows its batch.
-            index.batchWrittenLater(
-                    completed.appended, completed.appendedAt, completed.full, background);
+            if (completed.full) {
+                index.fullBatchWrittenLater(
+                        log.handle(completed.appendedAt.segment()),
+                        completed.appendedAt,
+                        background,
+                        this::requireFullCheckpoint);
+            } else {
+                index.batchWrittenLater(completed.appended, completed.appendedAt, background);
+            }
         }
         settleCompaction(checkpointId);
         for (Iterator<Capture> it = pending.iterator(); it.hasNext(); ) {

@@ -27,7 +27,10 @@ final class WrittenCheckpoint {
     final boolean full;
     /** The pending compaction its batches apply, taken up by it or by an earlier checkpoint. */
     @Nullable final CompactionResult compaction;
-    /** The batch it appended, or null if it appended none (no changes). */
+    /**
+     * The changes it appended, or null if it appended none (no changes) or every live entry
+     * (written as a stream, read back from the log when the index learns it).
+     */
     @Nullable final BatchBuilder appended;
     @Nullable final BatchLocation appendedAt;
 

@@ -37,6 +37,7 @@ public final class ReliabilityReport {
         TITLES.put("damaged-log", "Append-log backend: a log of 10 checkpoints damaged on disk (`DamagedLogTest`)");
         TITLES.put("damaged-manifest", "Append-log backend: a damaged checkpoint manifest (`DamagedManifestTest`)");
         TITLES.put("fuzzed-log", "Append-log backend: segments and a manifest mutated thousands of ways, by kind of mutation (`FuzzedLogTest`)");
+        TITLES.put("streamed-batch-damage", "Append-log backend: a streamed batch (full batch, native savepoint) damaged on disk (`DamagedStreamedBatchTest`)");
         TITLES.put("hdfs-datanode", "Append-log backend on HDFS: the DataNode restarted during checkpoint 3 (`DataNodeRestartTest`)");
         TITLES.put("hdfs-lease-in-task", "Append-log backend on HDFS: a restore on a task thread after the DataNode restarted (`LeaseRecoveryInTaskTest`)");
         TITLES.put("crash-orphans", "Append-log backend: files that crashed attempts left (`CrashOrphansTest`)");

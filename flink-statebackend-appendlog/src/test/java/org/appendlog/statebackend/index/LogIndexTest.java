@@ -1,13 +1,23 @@
 package org.appendlog.statebackend.index;
 
 import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.log.BatchCompression;
+import org.appendlog.statebackend.log.BatchFormat;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.BatchStream;
 
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -19,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -491,7 +502,6 @@ class LogIndexTest {
         index.batchWrittenLater(
                 batch,
                 new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)),
-                false,
                 queued::add);
         assertThat(index.latestSegment(2, 0, key, 0, key.length)).isNull();
 
@@ -522,7 +532,6 @@ class LogIndexTest {
                                 index.batchWrittenLater(
                                         batch,
                                         new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)),
-                                        false,
                                         task -> {
                                             throw new RejectedExecutionException("shut down");
                                         }))
@@ -536,5 +545,66 @@ class LogIndexTest {
                             }
                         })
                 .get(10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * A full batch is read back from the log when its checkpoint completes. If its segment is gone
+     * by then (a later checkpoint completed first and Flink deleted it), the next checkpoint is
+     * asked to be full, and compaction waits; the next full batch indexed makes the index whole.
+     */
+    @Test
+    void aFullBatchThatCannotBeReadBackAsksForAnotherWhichMakesTheIndexWhole(
+            @TempDir java.nio.file.Path dir) throws Exception {
+        KeyGroupRange range = KeyGroupRange.of(0, 3);
+        byte[] key = "word".getBytes(StandardCharsets.UTF_8);
+        java.nio.file.Path gone = dir.resolve("s0");
+        BatchLocation first = writeFullBatch(gone, 7, key);
+        FileStateHandle goneHandle = new FileStateHandle(new Path(gone.toUri()), Files.size(gone));
+        Files.delete(gone);
+        java.nio.file.Path next = dir.resolve("s1");
+        BatchLocation second = writeFullBatch(next, 8, key);
+
+        LogIndex index = new LogIndex(range);
+        AtomicInteger requested = new AtomicInteger();
+        List<Runnable> queued = new ArrayList<>();
+        index.fullBatchWrittenLater(goneHandle, first, queued::add, requested::incrementAndGet);
+        queued.forEach(Runnable::run);
+        queued.clear();
+        assertThat(requested).hasValue(1);
+        assertThatThrownBy(index::awaitUpdates)
+                .hasMessageContaining("missed an update")
+                .hasRootCauseInstanceOf(FileNotFoundException.class);
+
+        index.fullBatchWrittenLater(
+                new FileStateHandle(new Path(next.toUri()), Files.size(next)),
+                second,
+                queued::add,
+                requested::incrementAndGet);
+        queued.forEach(Runnable::run);
+        index.awaitUpdates();
+        assertThat(requested).hasValue(1);
+        assertThat(index.latestSegment(2, 0, key, 0, key.length)).isEqualTo("s1");
+        assertThat(index.liveEntries()).isEqualTo(1);
+    }
+
+    /** A segment holding one streamed full batch of checkpoint {@code id}: {@code key} in key group 2. */
+    private static BatchLocation writeFullBatch(java.nio.file.Path file, long id, byte[] key)
+            throws IOException {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            out.write(BatchFormat.segmentHeader());
+            BatchStream batch =
+                    new BatchStream(
+                            out,
+                            file.getFileName().toString(),
+                            BatchFormat.SEGMENT_HEADER_BYTES,
+                            id,
+                            KeyGroupRange.of(0, 3),
+                            List.of("count"),
+                            BatchCompression.LZ4,
+                            BatchStream.BLOCK_BYTES);
+            byte[] value = {42};
+            batch.add(2, 0, key, 0, key.length, value, 0, value.length);
+            return batch.finish();
+        }
     }
 }

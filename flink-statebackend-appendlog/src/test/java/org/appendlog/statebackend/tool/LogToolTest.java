@@ -2,6 +2,9 @@ package org.appendlog.statebackend.tool;
 
 import org.appendlog.statebackend.AppendLogStateBackend;
 import org.appendlog.statebackend.BackendHarness;
+import org.appendlog.statebackend.log.BatchCompression;
+import org.appendlog.statebackend.log.BatchFormat;
+import org.appendlog.statebackend.log.BatchStream;
 
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
@@ -10,6 +13,7 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -117,5 +122,46 @@ class LogToolTest {
 
         Files.delete(segment);
         assertThat(run(false, metadata, 2)).contains("missing");
+    }
+
+    /**
+     * A streamed batch (format 4: full batches, native savepoints) gives no lengths in its
+     * header: verify finds its end by stepping over the frames of its blocks.
+     */
+    @Test
+    void verifyStepsOverTheBlocksOfStreamedBatches() throws Exception {
+        java.nio.file.Path streamed = dir.resolve("streamed.seg");
+        try (OutputStream out = Files.newOutputStream(streamed)) {
+            out.write(BatchFormat.segmentHeader());
+            long position = BatchFormat.SEGMENT_HEADER_BYTES;
+            for (BatchCompression compression : BatchCompression.values()) {
+                BatchStream batch =
+                        new BatchStream(
+                                out,
+                                "streamed.seg",
+                                position,
+                                5,
+                                KeyGroupRange.of(0, 127),
+                                List.of("counts"),
+                                compression,
+                                256);
+                byte[] value = new byte[100];
+                for (int kg = 0; kg < 128; kg += 2) {
+                    for (int i = 0; i < 10; i++) {
+                        byte[] key = ("key " + kg + "/" + i).getBytes(StandardCharsets.UTF_8);
+                        batch.add(kg, 0, key, 0, key.length, value, 0, value.length);
+                    }
+                }
+                position += batch.finish().length();
+            }
+        }
+        assertThat(run(true, streamed, 0))
+                .contains("2 batch(es)")
+                .contains("checkpoint 5 (records from 5), key groups 0-127, 640 records");
+
+        try (RandomAccessFile file = new RandomAccessFile(streamed.toFile(), "rw")) {
+            file.setLength(file.length() - 7);
+        }
+        assertThat(run(false, streamed, 1)).contains("cut off");
     }
 }

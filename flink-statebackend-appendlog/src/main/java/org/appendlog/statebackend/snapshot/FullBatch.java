@@ -1,0 +1,84 @@
+package org.appendlog.statebackend.snapshot;
+
+import org.appendlog.statebackend.log.BatchCompression;
+import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.BatchStream;
+import org.appendlog.statebackend.log.SegmentedLog;
+
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.StateEntry;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Iterator;
+
+/**
+ * Every live entry of a checkpoint's table snapshots, serialized key group by key group straight
+ * into a {@link BatchStream}: a full batch of the log, or a native savepoint's batch. Only one
+ * entry's bytes and the stream's block are on the heap at a time, whatever the state's size.
+ */
+final class FullBatch implements SegmentedLog.BatchWriter {
+
+    private final CapturedState captured;
+    private final KeyGroupRange keyGroups;
+    private final BatchCompression compression;
+    private long recordCount;
+
+    FullBatch(CapturedState captured, KeyGroupRange keyGroups, BatchCompression compression) {
+        this.captured = captured;
+        this.keyGroups = keyGroups;
+        this.compression = compression;
+    }
+
+    @Override
+    public BatchLocation write(OutputStream out, String segment, long position)
+            throws IOException {
+        BatchStream batch =
+                new BatchStream(
+                        out,
+                        segment,
+                        position,
+                        captured.checkpointId,
+                        keyGroups,
+                        captured.stateNames,
+                        compression,
+                        BatchStream.BLOCK_BYTES);
+        DataOutputSerializer key = new DataOutputSerializer(64);
+        DataOutputSerializer value = new DataOutputSerializer(256);
+        for (int kg = keyGroups.getStartKeyGroup(); kg <= keyGroups.getEndKeyGroup(); kg++) {
+            for (StateTableSnapshot table : captured.tables) {
+                Iterator<StateEntry<Object, Object, Object>> entries =
+                        table.snapshot.getIterator(kg);
+                while (entries.hasNext()) {
+                    StateEntry<Object, Object, Object> entry = entries.next();
+                    key.clear();
+                    table.serializers.key.serialize(entry.getKey(), key);
+                    table.serializers.namespace.serialize(entry.getNamespace(), key);
+                    value.clear();
+                    table.serializers.value.serialize(entry.getState(), value);
+                    batch.add(
+                            kg,
+                            table.stateId,
+                            key.getSharedBuffer(),
+                            0,
+                            key.length(),
+                            value.getSharedBuffer(),
+                            0,
+                            value.length());
+                }
+            }
+        }
+        BatchLocation location = batch.finish();
+        // The index reads a full batch back once its checkpoint completes: its bytes must reach
+        // readers whatever sync-mode says (on HDFS a flush is an hflush).
+        out.flush();
+        recordCount = batch.recordCount();
+        return location;
+    }
+
+    /** The records written; after {@link #write}. */
+    long recordCount() {
+        return recordCount;
+    }
+}
