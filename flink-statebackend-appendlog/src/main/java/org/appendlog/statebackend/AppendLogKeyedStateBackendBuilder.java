@@ -333,9 +333,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
      * Fails now, naming the option, rather than at the first checkpoint. The directory is made on
      * a thread of its own, not the task's: file systems can leave thread-locals on the thread that
      * calls them, and one more entry in the task thread's table can push aside the one Flink reads
-     * for every string it deserializes ({@code StringValue}'s buffer). In the word count, 7.0 and
-     * 8.5% of the task thread's samples (two runs) were lookups that missed that entry's slot;
-     * with the directory made elsewhere, 2.5 and 2.1%.
+     * for every string it deserializes ({@code StringValue}'s buffer), making every such read miss.
      */
     private void checkWritable(Path dir) throws BackendBuildingException {
         IOException cause = null;

@@ -5,9 +5,8 @@ package org.appendlog.statebackend.log;
  * deduplicate and index records are probed at random, and each probe of a table that is not in
  * the processor's cache waits for memory several times (slot, entry, key bytes); a sequential
  * read of the whole table runs at memory bandwidth instead, and the probes that follow hit the
- * cache. Deduplicating a 32 KB chunk, or indexing a batch's records of one key group, got about
- * four times faster this way on the development machine; warming pays only when the probes are
- * many for the table's size, which {@link #pays} decides.
+ * cache. Warming pays only when the probes are many for the table's size, which {@link #pays}
+ * decides.
  */
 public final class CacheWarmup {
 

@@ -16,8 +16,8 @@ import java.io.IOException;
  *           (valueLength + 1):varint value      -- 0: a tombstone, no value
  * </pre>
  *
- * Variable-length integers (7 bits a byte, low bits first): a word count's record is about 23
- * bytes instead of 37 with fixed-width fields. {@link RecordCursor} reads records in place.
+ * Variable-length integers (7 bits a byte, low bits first): records of small keys and values would
+ * otherwise be mostly fixed-width fields. {@link RecordCursor} reads records in place.
  */
 public final class LogRecord {
 

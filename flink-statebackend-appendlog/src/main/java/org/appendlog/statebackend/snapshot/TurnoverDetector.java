@@ -42,7 +42,7 @@ public final class TurnoverDetector {
      * not yet) only if the estimate exceeds the limit, since the estimate is coarse for the last
      * writes, which is all there is when few writes came between two barriers. Not counted if
      * the entries the background thread already deduplicated exceed the limit on their own: the
-     * count cannot be lower, and it took TopK's barriers 6 to 30 ms.
+     * count cannot be lower, and counting is work on the task thread.
      */
     boolean turnedOver(Capture capture, long changedBefore) {
         long live = liveEntries.getAsLong();

@@ -3,7 +3,7 @@ package org.appendlog.statebackend.snapshot;
 /**
  * Expects, from the intervals before, whether the next checkpoint interval turns the state over:
  * windows turn it over in every interval, or in every second one when they fire about every two
- * checkpoint intervals (TopK's barriers alternated in the benchmark). An interval that went
+ * checkpoint intervals. An interval that went
  * untracked, or whose checkpoint was full anyway, cannot be judged and counts as expected.
  */
 public final class TurnoverForecast {

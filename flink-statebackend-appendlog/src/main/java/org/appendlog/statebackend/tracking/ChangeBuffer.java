@@ -26,8 +26,9 @@ import java.util.concurrent.LinkedBlockingDeque;
  * <p>The task appends every record to one chunk at a time; each chunk it fills goes to {@code
  * deduplicator}, a background thread, which sorts the chunk's records into partitions of the key
  * groups and deduplicates them while the task goes on; the checkpoint is left with the last
- * chunk. (Sorting on the task thread, into one open chunk per partition, made the word count
- * slower by several percent in every side-by-side run: docs/benchmarks.md, step 12.) Records are
+ * chunk. The task writes into one chunk, not one per partition, because writing into many open
+ * chunks at once costs it far more than the same bytes in one (see
+ * docs/decisions/sorting-on-the-task-thread.md). Records are
  * {@code [key group: short][state: short][key and namespace length: int][key and namespace][value
  * length: int, -1 for a removal][value]} and never span chunks. Chunks and the partitions' tables
  * come back for reuse, so they settle in the old generation instead of being copied by every young
@@ -53,8 +54,8 @@ public final class ChangeBuffer {
 
     /**
      * Recycled chunks, the last one recycled taken first: it is still in the cache the cores
-     * share, so that refilling it evicts none of the task's state. Taken oldest first, every
-     * chunk of the pool went round in turn, fresh to the cache each time.
+     * share, so that refilling it evicts none of the task's state; taken oldest first, every chunk
+     * of the pool would go round in turn, fresh to the cache each time.
      */
     private final BlockingDeque<byte[]> pool = new LinkedBlockingDeque<>(MAX_POOLED);
     /**

@@ -19,10 +19,10 @@ import java.util.Arrays;
  * its latest record is kept in an arena. A repeated write is matched against that record's
  * identity (state id and key and namespace bytes) and replaces it, in place if it has the same
  * length (a counter's next value). So the partition holds the interval's distinct entries, not
- * its writes: earlier, every write stayed in the chunks until the barrier, about 40 MB a second in
- * the 2M-key word count, all of it fresh memory competing with the task thread's state for the
- * cache the cores share. Table and arena are small enough to be read into the processor's cache
- * before each chunk ({@link CacheWarmup}): the other partitions' chunks evict them in between.
+ * its writes, and the chunks go back at once instead of staying until the barrier as fresh memory
+ * that competes with the task thread's state for the cache the cores share. Table and arena are
+ * small enough to be read into the processor's cache before each chunk ({@link CacheWarmup}): the
+ * other partitions' chunks evict them in between.
  */
 final class ChangePartition {
 

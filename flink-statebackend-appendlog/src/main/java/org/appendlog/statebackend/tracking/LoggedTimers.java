@@ -23,9 +23,9 @@ public final class LoggedTimers {
     }
 
     /**
-     * The queue's elements in one array copy, as Flink's heap backend takes them for a snapshot;
-     * collecting them key group by key group walked every group's hash set on the task thread
-     * (TopK's barriers spent about 30 ms there). The heap backend's queues are array heaps.
+     * The queue's elements in one array copy, as Flink's heap backend takes them for a snapshot:
+     * the barrier runs on the task thread, and one copy of the queue's array is the least it can do
+     * there. The heap backend's queues are array heaps.
      */
     public Object[] elements() {
         return ((AbstractHeapPriorityQueue<?>) queue).toArray(new Object[0]);
