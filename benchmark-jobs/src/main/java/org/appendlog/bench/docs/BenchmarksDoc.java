@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * <p>A generated table is a block
  *
  * <pre>
- * &lt;!-- table: benchmarks/recovery/results.md#2 | where job=topk | columns backend; records/s --&gt;
+ * &lt;!-- table: benchmarks/full-profile/results.md | where job=topk | columns backend; records/s --&gt;
  * ...
  * &lt;!-- end --&gt;
  * </pre>
