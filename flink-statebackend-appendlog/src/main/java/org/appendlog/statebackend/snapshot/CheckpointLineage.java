@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -25,17 +24,18 @@ import static org.appendlog.statebackend.log.BatchLocation.keysOf;
 import static org.appendlog.statebackend.log.BatchLocation.segmentsOf;
 
 /**
- * Which log each checkpoint of one backend lists, and what the index follows. It knows the log of
- * the last completed checkpoint (the base), the checkpoints written since, the changes each of
- * their batches carries, the captures no completed checkpoint holds yet, whether the next
- * checkpoint must be full, and the compaction result that waits to be taken up.
+ * Which log each checkpoint of one backend lists. It knows the log of the last completed
+ * checkpoint (the base), the checkpoints written since, the captures no completed checkpoint holds
+ * yet and whether the next checkpoint must be full; the compaction result that waits to be taken
+ * up is the {@link PendingCompaction}, and what the index can follow, the {@link
+ * IndexContinuity}.
  *
  * <p>A checkpoint lists the base plus one new batch carrying every capture taken since (or, with
  * concurrent checkpoints, the log of a pending checkpoint that holds the base's changes: {@link
  * #pendingOnAnEarlierLog}). Captures are dropped only when a checkpoint containing them completes,
  * so an aborted, failed or out-of-order checkpoint never loses a change. The index learns a
  * checkpoint's batch only once it completes, and only if it can follow the log there ({@link
- * #indexCanFollow}); else the next checkpoint is full.
+ * IndexContinuity#canFollow}); else the next checkpoint is full.
  *
  * <p>Thread-safe: the task thread (barriers), the asynchronous phases, the compactor and the
  * notifications all come here, each under this object's monitor.
@@ -52,8 +52,7 @@ public final class CheckpointLineage {
     private final List<Capture> pending = new ArrayList<>();
     /** Checkpoints written but not yet known to be complete. */
     private final TreeMap<Long, WrittenCheckpoint> written = new TreeMap<>();
-    /** For each batch of the log that a checkpoint appended: the changes it carries. */
-    private final Map<String, CarriedChanges> carried = new HashMap<>();
+    private final IndexContinuity continuity = new IndexContinuity();
     /** The last checkpoint known complete, and those aborted since: none of them is remembered. */
     private long lastCompleted = -1;
     private final Set<Long> aborted = new HashSet<>();
@@ -65,13 +64,7 @@ public final class CheckpointLineage {
      * not contain.
      */
     private long lastFull = -1;
-    /** A compaction result that no completed checkpoint has taken up yet. */
-    private CompactionResult pendingCompaction;
-    /**
-     * The first checkpoint that referred to the pending compaction's run, or -1: if the task
-     * discards that checkpoint unregistered, the run goes with it.
-     */
-    private long pendingTakenUpBy = -1;
+    private final PendingCompaction pendingCompaction = new PendingCompaction();
     /**
      * A checkpoint written on the log of the last full one, still pending, was aborted: the
      * JobManager may have refused it, that full one having been discarded unregistered, so no
@@ -202,8 +195,7 @@ public final class CheckpointLineage {
             batches = withCompaction(base, compaction);
             placeholders = new HashSet<>(confirmed);
             if (compaction != null
-                    && compaction.run() != null
-                    && pendingTakenUpBy != checkpointId) {
+                    && pendingCompaction.runIsPlaceholderFor(compaction, checkpointId)) {
                 placeholders.add(compaction.run().segment());
             }
         }
@@ -233,7 +225,7 @@ public final class CheckpointLineage {
      * completed meanwhile, an incremental listing. Captures before its barrier it holds already,
      * and are not written again: its barrier kept no capture, so they would override its values.
      * Should this checkpoint complete before the full one, the index never learned the full batch
-     * and the next checkpoint is full ({@link #indexCanFollow}).
+     * and the next checkpoint is full ({@link IndexContinuity#canFollow}).
      */
     synchronized Listing listAfterFull(long checkpointId, long full) {
         if (!needsFull) {
@@ -317,13 +309,13 @@ public final class CheckpointLineage {
      * one's, or null. That is the latest checkpoint written before it, if its log lacks a segment
      * of the completed log other than through the pending compaction (it listed an earlier log,
      * its asynchronous phase coming before that completion reached the task, or the log of one
-     * that did), yet holds every change of the completed log ({@link #holdsTheCompletedLog}).
-     * Should it complete first, the JobManager drops the segments it lacks, and would refuse a
-     * checkpoint listing them. Its segments that the completed log lacks are listed as
+     * that did), yet holds every change of the completed log ({@link
+     * IndexContinuity#holdsCompletedLog}). Should it complete first, the JobManager drops the
+     * segments it lacks, and would refuse a checkpoint listing them. Its segments that the completed log lacks are listed as
      * placeholders only once their checkpoint was given them: the JobManager then resolves them
      * to what that checkpoint's acknowledgement registered, or refuses this one should that
      * checkpoint be discarded unregistered. Should this one complete first, the index never
-     * learned those, and the next checkpoint is full ({@link #indexCanFollow}).
+     * learned those, and the next checkpoint is full ({@link IndexContinuity#canFollow}).
      */
     @Nullable
     private WrittenCheckpoint pendingOnAnEarlierLog(long checkpointId) {
@@ -333,7 +325,7 @@ public final class CheckpointLineage {
         }
         WrittenCheckpoint earlier = latest.getValue();
         Set<String> listed = segmentsOf(earlier.batches);
-        Set<String> replaced = replacedBy(earlier);
+        Set<String> replaced = pendingCompaction.replacedBy(earlier);
         boolean lacksACompletedSegment =
                 base.stream()
                         .anyMatch(
@@ -344,56 +336,23 @@ public final class CheckpointLineage {
                 return null;
             }
         }
-        return lacksACompletedSegment && holdsTheCompletedLog(latest.getKey(), earlier)
+        return lacksACompletedSegment
+                        && continuity.holdsCompletedLog(
+                                latest.getKey(), earlier, written, lastCompleted, base, replaced)
                 ? earlier
                 : null;
     }
 
-    /** The batches that the pending compaction replaced, if {@code checkpoint} applied it. */
-    private Set<String> replacedBy(WrittenCheckpoint checkpoint) {
-        return appliesPendingCompaction(checkpoint)
-                ? pendingCompaction.replacedBatches()
-                : Set.of();
-    }
-
-    private boolean appliesPendingCompaction(WrittenCheckpoint checkpoint) {
-        return pendingCompaction != null && checkpoint.compaction == pendingCompaction;
-    }
-
     /**
      * The pending compaction if checkpoint {@code checkpointId} applies it to {@code batches}, else
-     * null. The first checkpoint to apply it takes it up and lists the run as its own; later
-     * checkpoints list it as a placeholder (see {@link #followsTaker}). Without it, they would
-     * list the segments it replaced as placeholders, and be refused once the taker completed.
+     * null ({@link PendingCompaction#takeUp}).
      */
     @Nullable
     private CompactionResult compactionFor(List<BatchLocation> batches, long checkpointId) {
-        if (pendingCompaction == null
-                || !keysOf(batches).containsAll(pendingCompaction.replacedBatches())
-                // A late asynchronous phase would take it up for nothing.
-                || abandoned(checkpointId)) {
-            return null;
-        }
-        if (pendingTakenUpBy < 0) {
-            pendingTakenUpBy = checkpointId;
-        } else if (pendingTakenUpBy != checkpointId && !followsTaker(checkpointId)) {
-            return null;
-        }
-        return pendingCompaction;
-    }
-
-    /**
-     * Whether a checkpoint may apply the compaction that another one took up: only a later one,
-     * once the taker was given the run (its handle made). The JobManager resolves the later
-     * checkpoint's placeholder to the handle the taker's acknowledgement registered, or refuses
-     * it should the taker be discarded unregistered, deleting the run: so only the taker ever
-     * deletes the run, and no checkpoint is left referring to a deleted one. An earlier
-     * checkpoint (its asynchronous phase came late) can complete only if the taker does not, and
-     * its acknowledgement may come before the taker's.
-     */
-    private boolean followsTaker(long checkpointId) {
-        BatchLocation run = pendingCompaction.run();
-        return pendingTakenUpBy < checkpointId && (run == null || log.given(run.segment()));
+        // A late asynchronous phase would take it up for nothing.
+        return abandoned(checkpointId)
+                ? null
+                : pendingCompaction.takeUp(batches, checkpointId, log::given);
     }
 
     /** {@code batches} with {@code compaction}, if any, applied. */
@@ -422,14 +381,13 @@ public final class CheckpointLineage {
      * until a completed checkpoint took the result up or it is dropped.
      */
     public synchronized boolean offerCompaction(CompactionResult result) {
-        if (pendingCompaction != null
+        if (pendingCompaction.isPending()
                 || needsFull
                 || !keysOf(base).containsAll(result.replacedBatches())) {
             drop(result.run(), false);
             return false;
         }
-        pendingCompaction = result;
-        pendingTakenUpBy = -1;
+        pendingCompaction.accept(result);
         if (result.run() != null) {
             // Counted from now on, when checkpoints that complete keep it (pruneIndex).
             index.batchAdded(result.run().segment(), result.run().rawLength());
@@ -450,7 +408,7 @@ public final class CheckpointLineage {
 
     /** Whether a compaction pass could be offered now: none pending, no full checkpoint pending. */
     public synchronized boolean mayCompact() {
-        return pendingCompaction == null && !needsFull;
+        return !pendingCompaction.isPending() && !needsFull;
     }
 
     public synchronized void notifyCheckpointComplete(long checkpointId) {
@@ -458,7 +416,11 @@ public final class CheckpointLineage {
         if (completed == null) {
             return;
         }
-        if (!indexCanFollow(completed)) {
+        if (!continuity.canFollow(
+                completed,
+                base,
+                pendingCompaction.replacedBy(completed),
+                pendingCompaction.appliedBy(completed) ? pendingCompaction.run() : null)) {
             LOG.info(
                     "Checkpoint {} completed on a log that lacks changes the log of checkpoint"
                             + " {} held, or holds batches of a checkpoint that never completed;"
@@ -466,16 +428,13 @@ public final class CheckpointLineage {
                     checkpointId,
                     lastCompleted);
             requireFullCheckpoint();
-            if (pendingCompaction != null) {
+            if (pendingCompaction.isPending()) {
                 // Its pass judged records by the index of the log left behind.
                 dropCompaction(keysOf(completed.batches));
             }
         }
         base = completed.batches;
-        if (completed.appendedAt != null) {
-            carried.put(completed.appendedAt.key(), CarriedChanges.of(completed, checkpointId));
-        }
-        carried.keySet().retainAll(keysOf(base));
+        continuity.completed(checkpointId, completed, base);
         if (completed.appendedAt != null) {
             // With base: the index counts the segment from now on, and no compaction pass judges
             // the completed log before the index knows its batch.
@@ -489,7 +448,9 @@ public final class CheckpointLineage {
                 index.batchWrittenLater(completed.appended, completed.appendedAt, background);
             }
         }
-        settleCompaction(checkpointId);
+        if (pendingCompaction.settledBy(checkpointId, keysOf(base))) {
+            dropCompaction(keysOf(base));
+        }
         for (Iterator<Capture> it = pending.iterator(); it.hasNext(); ) {
             Capture c = it.next();
             if (c.checkpointId <= checkpointId) {
@@ -510,102 +471,9 @@ public final class CheckpointLineage {
     }
 
     /**
-     * Whether the index, which learned the batches of the checkpoints completed so far, follows
-     * the log to {@code completed}'s once it learns that one's batch: its log holds no batch that
-     * the index never learned but its own and the run of the pending compaction it applied, and
-     * every batch of the current log that it lacks is replaced by that compaction or carries only
-     * changes that its own batch carries again, which the index learns there. Not so when its
-     * asynchronous phase listed an earlier log than a checkpoint completed since had built on (a
-     * completion reached the task after the barrier), or the log of a checkpoint that never
-     * completed: the log then lacks batches or a compaction run that the index follows, or holds
-     * records the index does not know of, and compaction would take records of the log for dead.
-     */
-    private boolean indexCanFollow(WrittenCheckpoint completed) {
-        if (completed.full) {
-            return true;
-        }
-        Set<String> unknown = keysOf(completed.batches);
-        unknown.removeAll(keysOf(base));
-        if (completed.appendedAt != null) {
-            unknown.remove(completed.appendedAt.key());
-        }
-        if (appliesPendingCompaction(completed) && pendingCompaction.run() != null) {
-            unknown.remove(pendingCompaction.run().key());
-        }
-        return unknown.isEmpty() && lacksOnlyChangesAfter(completed, completed.builtOn);
-    }
-
-    /**
-     * Whether checkpoint {@code checkpointId}'s log holds every change of the last completed one:
-     * the batches it lists, and its own (empty, if it appended none), carry again what the batches
-     * of the completed log that it lacks carry ({@link CarriedChanges}). A completion that reached
-     * the task after the barrier leaves a checkpoint on an earlier log, whose batches carry
-     * changes from before the completed one's.
-     */
-    private boolean holdsTheCompletedLog(long checkpointId, WrittenCheckpoint checkpoint) {
-        Map<String, CarriedChanges> appended = new HashMap<>(carried);
-        written.forEach(
-                (id, other) -> {
-                    if (other.appendedAt != null) {
-                        appended.put(other.appendedAt.key(), CarriedChanges.of(other, id));
-                    }
-                });
-        List<CarriedChanges> intervals = new ArrayList<>();
-        intervals.add(CarriedChanges.of(checkpoint, checkpointId));
-        for (BatchLocation batch : checkpoint.batches) {
-            CarriedChanges interval = appended.get(batch.key());
-            if (interval != null) {
-                intervals.add(interval);
-            }
-        }
-        return lacksOnlyChangesAfter(
-                checkpoint, CarriedChanges.carriedSince(lastCompleted, intervals));
-    }
-
-    /**
-     * Whether every batch of the last completed log that {@code checkpoint}'s log lacks is
-     * replaced by the pending compaction it applied, or carries only changes after the barrier
-     * of checkpoint {@code since}.
-     */
-    private boolean lacksOnlyChangesAfter(WrittenCheckpoint checkpoint, long since) {
-        Set<String> listed = keysOf(checkpoint.batches);
-        Set<String> replaced = replacedBy(checkpoint);
-        for (BatchLocation batch : base) {
-            String key = batch.key();
-            if (listed.contains(key) || replaced.contains(key)) {
-                continue;
-            }
-            CarriedChanges lacked = carried.get(key);
-            if (lacked == null || lacked.after < since) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Clears the pending compaction once a completed checkpoint took it up or made it moot, or
-     * once a later checkpoint completed without it after an earlier one took it up: the earlier
-     * one can no longer complete, and the task may discard it, run and all.
-     */
-    private void settleCompaction(long completedId) {
-        if (pendingCompaction == null) {
-            return;
-        }
-        Set<String> current = keysOf(base);
-        boolean takenUpByAnAbandonedCheckpoint =
-                pendingTakenUpBy >= 0 && pendingTakenUpBy < completedId;
-        if (current.containsAll(pendingCompaction.replacedBatches())
-                && !takenUpByAnAbandonedCheckpoint) {
-            return;
-        }
-        dropCompaction(current);
-    }
-
-    /**
      * Forgets the pending compaction. Its run stays if {@code current}, the completed log, holds
      * it; else it is dropped. Should a checkpoint that listed it complete all the same (the
-     * completed log is then not one it built on), {@link #indexCanFollow} judges the log it
+     * completed log is then not one it built on), {@link IndexContinuity#canFollow} judges the log it
      * leaves behind.
      */
     private void dropCompaction(Set<String> current) {
@@ -613,10 +481,9 @@ public final class CheckpointLineage {
         if (run != null && current.contains(run.key())) {
             index.runTaken(run.segment());
         } else {
-            drop(run, pendingTakenUpBy >= 0);
+            drop(run, pendingCompaction.takenUp());
         }
-        pendingCompaction = null;
-        pendingTakenUpBy = -1;
+        pendingCompaction.clear();
     }
 
     /**
@@ -639,7 +506,7 @@ public final class CheckpointLineage {
         Set<String> referenced = new HashSet<>();
         base.forEach(b -> referenced.add(b.segment()));
         written.values().forEach(c -> c.batches.forEach(b -> referenced.add(b.segment())));
-        if (pendingCompaction != null && pendingCompaction.run() != null) {
+        if (pendingCompaction.run() != null) {
             referenced.add(pendingCompaction.run().segment());
         }
         String active = log.activeSegment();
@@ -659,7 +526,7 @@ public final class CheckpointLineage {
         }
         // The aborted checkpoint may be discarded unregistered, taking the run along; a later
         // pass compacts again.
-        if (pendingCompaction != null && pendingTakenUpBy == checkpointId) {
+        if (pendingCompaction.takenUpBy(checkpointId)) {
             dropCompaction(keysOf(base));
         }
     }
