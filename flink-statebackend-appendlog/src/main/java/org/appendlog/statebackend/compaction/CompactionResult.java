@@ -16,7 +16,7 @@ public final class CompactionResult {
     private final Set<String> replacedBatches;
     @Nullable private final BatchLocation run;
 
-    CompactionResult(Set<String> replacedBatches, @Nullable BatchLocation run) {
+    public CompactionResult(Set<String> replacedBatches, @Nullable BatchLocation run) {
         this.replacedBatches = replacedBatches;
         this.run = run;
     }
