@@ -1,32 +1,26 @@
 package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.index.LogIndex;
-import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.LogFileName;
-import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.ObjectStoreDetector;
 import org.appendlog.statebackend.log.OrphanSweep;
 import org.appendlog.statebackend.log.SegmentedLog;
 import org.appendlog.statebackend.log.WriterLineage;
 import org.appendlog.statebackend.restore.AppendLogRestoreOperation;
+import org.appendlog.statebackend.restore.AppendLogRestoreResult;
+import org.appendlog.statebackend.restore.RestoreHandles;
 import org.appendlog.statebackend.restore.RestoredCheckpoint;
 import org.appendlog.statebackend.restore.RestoredStateDescriptors;
-import org.appendlog.statebackend.snapshot.TimerFormat;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
-import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackendBuilder;
 import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
-import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.LocalRecoveryConfig;
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
@@ -41,15 +35,12 @@ import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 import org.apache.flink.util.IOUtils;
-import org.apache.flink.util.StateMigrationException;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -115,60 +106,9 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
         HeapKeyedStateBackend<K> heap = null;
         SegmentedLog log = null;
         try {
-            List<RestoredCheckpoint> checkpoints = new ArrayList<>();
-            List<KeyedStateHandle> flinkFormat = new ArrayList<>();
-            boolean restoredNativeSavepoint = false;
-            for (KeyedStateHandle handle : handles) {
-                if (handle instanceof IncrementalRemoteKeyedStateHandle
-                        && RestoredCheckpoint.isAppendLog((IncrementalRemoteKeyedStateHandle) handle)) {
-                    restoredNativeSavepoint |=
-                            !((IncrementalRemoteKeyedStateHandle) handle)
-                                    .getPrivateState()
-                                    .isEmpty();
-                    checkpoints.add(
-                            RestoredCheckpoint.read(
-                                    (IncrementalRemoteKeyedStateHandle) handle,
-                                    userCodeClassLoader));
-                } else if (handle instanceof KeyGroupsStateHandle) {
-                    flinkFormat.add(handle);
-                } else if (handle instanceof IncrementalRemoteKeyedStateHandle) {
-                    throw new BackendBuildingException(
-                            "The appendlog state backend cannot restore "
-                                    + handle
-                                    + ": its meta data "
-                                    + LogScanner.describe(
-                                            ((IncrementalRemoteKeyedStateHandle) handle)
-                                                    .getMetaDataStateHandle())
-                                    + " has no appendlog manifest magic at offset 0: the"
-                                    + " checkpoint of another state backend, or a damaged"
-                                    + " manifest. To switch from another backend, restore from a"
-                                    + " savepoint in the canonical format.");
-                } else {
-                    throw new BackendBuildingException(
-                            "The appendlog state backend cannot restore "
-                                    + handle.getClass().getSimpleName()
-                                    + " "
-                                    + handle
-                                    + ". To switch from another backend, restore from a"
-                                    + " savepoint in the canonical format.");
-                }
-            }
-            if (!checkpoints.isEmpty() && !flinkFormat.isEmpty()) {
-                throw new BackendBuildingException(
-                        "Cannot restore appendlog checkpoints and other formats together");
-            }
-            List<List<StateMetaInfoSnapshot>> metaOfHandles = new ArrayList<>();
-            if (!checkpoints.isEmpty()) {
-                checkKeySerializer(checkpoints.get(0).manifest().metadata());
-                for (RestoredCheckpoint checkpoint : checkpoints) {
-                    metaOfHandles.add(
-                            checkpoint.manifest().metadata().getStateMetaInfoSnapshots());
-                }
-            }
-            for (KeyedStateHandle handle : flinkFormat) {
-                metaOfHandles.add(readFlinkFormatMeta((KeyGroupsStateHandle) handle));
-            }
-            List<StateMetaInfoSnapshot> restoredMeta = mergedMeta(metaOfHandles);
+            RestoreHandles restored = RestoreHandles.classify(handles, userCodeClassLoader);
+            restored.checkKeySerializer(keySerializerProvider);
+            List<StateMetaInfoSnapshot> restoredMeta = restored.mergedMeta(userCodeClassLoader);
 
             heap =
                     new HeapKeyedStateBackendBuilder<>(
@@ -180,7 +120,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                                     executionConfig,
                                     ttlTimeProvider,
                                     LatencyTrackingStateConfig.disabled(),
-                                    flinkFormat,
+                                    restored.flinkFormat(),
                                     keyGroupCompressionDecorator,
                                     new LocalRecoveryConfig(false, false, null),
                                     new HeapPriorityQueueSetFactory(
@@ -223,31 +163,21 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             metricGroup);
             List<KeyGroupedInternalPriorityQueue<?>> queues = registerRestored(backend, restoredMeta);
 
-            if (!checkpoints.isEmpty()) {
-                AppendLogRestoreOperation<K> restore =
-                        new AppendLogRestoreOperation<>(
-                                checkpoints,
-                                keyGroupRange,
-                                backend.statesByName(),
-                                backend.getKeySerializer(),
-                                index,
-                                settings.restoreParallelism());
-                List<BatchLocation> batches = restore.restore();
-                for (RestoredCheckpoint checkpoint : checkpoints) {
-                    restoreTimers(checkpoint, restoredMeta, queues);
-                    checkpoint.segments().forEach(log::adopt);
-                }
-                // A native savepoint's segments are its own private files, deleted with it and
-                // addressed relative to it: no checkpoint may share them, so start with a full one.
-                // So too after merging handles: their batches may hold stale records of key
-                // groups that other handles spoke for, which this backend's handles would list.
-                boolean merged =
-                        checkpoints.stream().anyMatch(c -> c.speaksForLessThan(keyGroupRange));
-                backend.startFrom(batches, restoredNativeSavepoint || merged, restore.bytesRead());
-            } else {
-                backend.startFrom(Collections.emptyList(), !flinkFormat.isEmpty(), 0);
-            }
-            sweepOrphans(log, dir, backendId, handles, checkpoints, flinkFormat);
+            AppendLogRestoreResult result =
+                    new AppendLogRestoreOperation<>(
+                                    restored,
+                                    keyGroupRange,
+                                    numberOfKeyGroups,
+                                    backend.statesByName(),
+                                    restoredMeta,
+                                    queues,
+                                    backend.getKeySerializer(),
+                                    log,
+                                    index,
+                                    settings.restoreParallelism())
+                            .restore();
+            backend.startFrom(result.batches(), result.needsFullCheckpoint(), result.bytesRead());
+            sweepOrphans(log, dir, backendId, handles, restored);
             logger.info(
                     "Built appendlog keyed state backend for key groups {}, log {}{}, restored from {} handle(s)",
                     keyGroupRange,
@@ -281,9 +211,9 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             Path dir,
             UUID backendId,
             List<KeyedStateHandle> handles,
-            List<RestoredCheckpoint> checkpoints,
-            List<KeyedStateHandle> flinkFormat)
+            RestoreHandles restoreHandles)
             throws IOException {
+        List<RestoredCheckpoint> checkpoints = restoreHandles.checkpoints();
         RestoredCheckpoint restored = checkpoints.size() == 1 ? checkpoints.get(0) : null;
         WriterLineage lineage = restored == null ? WriterLineage.NONE : restored.manifest().lineage();
         log.continueLineage(lineage.continuedIn(run));
@@ -291,7 +221,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                 handles.isEmpty()
                         || (restored != null
                                 && handles.get(0).getKeyGroupRange().equals(keyGroupRange));
-        if (run == null || !flinkFormat.isEmpty() || !ownKeyGroups) {
+        if (run == null || !restoreHandles.flinkFormat().isEmpty() || !ownKeyGroups) {
             return;
         }
         log.sweepOrphans(
@@ -372,52 +302,6 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
         return new Path(new Path(settings.logDirectory(), jobId.toHexString()), operator);
     }
 
-    private void checkKeySerializer(KeyedBackendSerializationProxy<?> metadata)
-            throws StateMigrationException {
-        TypeSerializer<K> current = keySerializerProvider.currentSchemaSerializer();
-        @SuppressWarnings("unchecked")
-        TypeSerializerSchemaCompatibility<K> compatibility =
-                keySerializerProvider.setPreviousSerializerSnapshotForRestoredState(
-                        (org.apache.flink.api.common.typeutils.TypeSerializerSnapshot<K>)
-                                metadata.getKeySerializerSnapshot());
-        if (compatibility.isCompatibleAfterMigration() || compatibility.isIncompatible()) {
-            throw new StateMigrationException(
-                    "The new key serializer ("
-                            + current
-                            + ") must be compatible with the previous key serializer ("
-                            + keySerializerProvider.previousSchemaSerializer()
-                            + ").");
-        }
-    }
-
-    /**
-     * The states of all restored handles, each once: after rescaling, a state that only some of
-     * the old subtasks registered is in their handles alone.
-     */
-    private static List<StateMetaInfoSnapshot> mergedMeta(
-            List<List<StateMetaInfoSnapshot>> metaOfHandles) {
-        Map<String, StateMetaInfoSnapshot> byName = new LinkedHashMap<>();
-        for (List<StateMetaInfoSnapshot> metaOfHandle : metaOfHandles) {
-            for (StateMetaInfoSnapshot meta : metaOfHandle) {
-                byName.putIfAbsent(meta.getBackendStateType() + "/" + meta.getName(), meta);
-            }
-        }
-        return new ArrayList<>(byName.values());
-    }
-
-    private List<StateMetaInfoSnapshot> readFlinkFormatMeta(KeyGroupsStateHandle handle)
-            throws IOException {
-        FSDataInputStream in = handle.openInputStream();
-        try {
-            KeyedBackendSerializationProxy<K> proxy =
-                    new KeyedBackendSerializationProxy<>(userCodeClassLoader);
-            proxy.read(new DataInputViewStreamWrapper(in));
-            return proxy.getStateMetaInfoSnapshots();
-        } finally {
-            IOUtils.closeQuietly(in);
-        }
-    }
-
     /**
      * Registers every restored state so that it exists before the job registers it, receives the
      * log's records, and is part of the next checkpoint even if the job never touches it. Returns
@@ -449,37 +333,5 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
             }
         }
         return queues;
-    }
-
-    private void restoreTimers(
-            RestoredCheckpoint checkpoint,
-            List<StateMetaInfoSnapshot> allMeta,
-            List<KeyGroupedInternalPriorityQueue<?>> allQueues)
-            throws IOException {
-        List<TypeSerializer<?>> serializers = new ArrayList<>();
-        List<KeyGroupedInternalPriorityQueue<?>> queues = new ArrayList<>();
-        for (StateMetaInfoSnapshot meta : checkpoint.manifest().metadata().getStateMetaInfoSnapshots()) {
-            if (meta.getBackendStateType() != StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
-                continue;
-            }
-            int position = 0;
-            for (StateMetaInfoSnapshot known : allMeta) {
-                if (known.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
-                    if (known.getName().equals(meta.getName())) {
-                        break;
-                    }
-                    position++;
-                }
-            }
-            serializers.add(new RegisteredPriorityQueueStateBackendMetaInfo<>(meta).getElementSerializer());
-            queues.add(allQueues.get(position));
-        }
-        TimerFormat.restore(
-                checkpoint.manifest().timers(),
-                checkpoint.manifest().version(),
-                serializers,
-                queues,
-                keyGroupRange,
-                numberOfKeyGroups);
     }
 }

@@ -7,11 +7,17 @@ import org.appendlog.statebackend.log.CorruptLogException;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.RecordCursor;
+import org.appendlog.statebackend.log.SegmentedLog;
+import org.appendlog.statebackend.snapshot.TimerFormat;
 import org.appendlog.statebackend.tracking.LoggedState;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.BackendStateType;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,45 +36,91 @@ import java.util.Set;
  * Rebuilds heap state from the log: reads the batches of the restored checkpoints, only the key
  * groups this backend owns, applies each entry's latest record per key group (by checkpoint id; a
  * tombstone deletes) and rebuilds the index. The owned key groups are split into contiguous
- * slices read by parallel threads.
+ * slices read by parallel threads. It restores the timers too, gives the log the handles of the
+ * restored segments, and judges whether the first checkpoint must be full.
  */
 public final class AppendLogRestoreOperation<K> {
 
     private static final Logger LOG = LoggerFactory.getLogger(AppendLogRestoreOperation.class);
 
+    private final RestoreHandles handles;
     private final List<RestoredCheckpoint> checkpoints;
     private final KeyGroupRange owned;
+    private final int numberOfKeyGroups;
     private final Map<String, LoggedState<K>> states;
+    /** The states of all handles ({@link RestoreHandles#mergedMeta}), registered already. */
+    private final List<StateMetaInfoSnapshot> restoredMeta;
+    /** The priority queues registered for the {@link #restoredMeta}, in their order. */
+    private final List<KeyGroupedInternalPriorityQueue<?>> queues;
     private final TypeSerializer<K> keySerializer;
+    private final SegmentedLog log;
     private final LogIndex index;
     private final int parallelism;
-    private long bytesRead;
 
     public AppendLogRestoreOperation(
-            List<RestoredCheckpoint> checkpoints,
+            RestoreHandles handles,
             KeyGroupRange owned,
+            int numberOfKeyGroups,
             Map<String, LoggedState<K>> states,
+            List<StateMetaInfoSnapshot> restoredMeta,
+            List<KeyGroupedInternalPriorityQueue<?>> queues,
             TypeSerializer<K> keySerializer,
+            SegmentedLog log,
             LogIndex index,
             int parallelism) {
-        this.checkpoints = checkpoints;
+        this.handles = handles;
+        this.checkpoints = handles.checkpoints();
         this.owned = owned;
+        this.numberOfKeyGroups = numberOfKeyGroups;
         this.states = states;
+        this.restoredMeta = restoredMeta;
+        this.queues = queues;
         this.keySerializer = keySerializer;
+        this.log = log;
         this.index = index;
         this.parallelism = parallelism;
     }
 
-    /** Restores the state and returns the batches that later checkpoints build on. */
-    public List<BatchLocation> restore() throws Exception {
-        long start = System.nanoTime();
+    /**
+     * Restores the state and timers of the append-log checkpoints; the heap backend restored
+     * those in Flink's format already. Checkpoints are full until one completes after a restore
+     * of Flink's format, of a native savepoint (its segments are its own private files, deleted
+     * with it and addressed relative to it: no checkpoint may share them), or of merged handles
+     * (their batches may hold stale records of key groups that other handles spoke for, which
+     * this backend's handles would list).
+     */
+    public AppendLogRestoreResult restore() throws Exception {
+        if (checkpoints.isEmpty()) {
+            return new AppendLogRestoreResult(List.of(), !handles.flinkFormat().isEmpty(), 0);
+        }
+        long bytesRead = restoreState();
+        List<BatchLocation> batches = new ArrayList<>(batchesOf(checkpoints));
+        for (RestoredCheckpoint checkpoint : checkpoints) {
+            restoreTimers(checkpoint);
+            checkpoint.segments().forEach(log::adopt);
+        }
+        boolean merged = checkpoints.stream().anyMatch(c -> c.speaksForLessThan(owned));
+        return new AppendLogRestoreResult(
+                batches, handles.hasNativeSavepoint() || merged, bytesRead);
+    }
+
+    /** Every batch the checkpoints list, each once, in their order. */
+    private static List<BatchLocation> batchesOf(List<RestoredCheckpoint> checkpoints) {
         Map<String, BatchLocation> all = new LinkedHashMap<>();
-        Set<String> counted = new HashSet<>();
-        List<Batch> batches = new ArrayList<>();
         for (RestoredCheckpoint checkpoint : checkpoints) {
             for (BatchLocation batch : checkpoint.manifest.batches()) {
                 all.putIfAbsent(batch.key(), batch);
             }
+        }
+        return new ArrayList<>(all.values());
+    }
+
+    /** Restores the entries of the owned key groups; returns the record bytes read. */
+    private long restoreState() throws Exception {
+        long start = System.nanoTime();
+        Set<String> counted = new HashSet<>();
+        List<Batch> batches = new ArrayList<>();
+        for (RestoredCheckpoint checkpoint : checkpoints) {
             // A handle speaks only for its own key groups: after a rescale, another subtask may
             // have deleted entries of its key groups that this handle's batches still hold.
             KeyGroupRange speaksFor = checkpoint.keyGroups.getIntersection(owned);
@@ -90,7 +142,7 @@ public final class AppendLogRestoreOperation<K> {
                         parallelism,
                         "appendlog-restore " + owned,
                         slice -> restoreSlice(slice, batches));
-        bytesRead = perSlice.stream().mapToLong(Long::longValue).sum();
+        long bytesRead = perSlice.stream().mapToLong(Long::longValue).sum();
         LOG.info(
                 "Restored key groups {} from {} batches ({} bytes of records, {} threads) in {} ms",
                 owned,
@@ -98,12 +150,38 @@ public final class AppendLogRestoreOperation<K> {
                 bytesRead,
                 parallelism,
                 (System.nanoTime() - start) / 1_000_000);
-        return new ArrayList<>(all.values());
+        return bytesRead;
     }
 
-    /** Record bytes read by the last {@link #restore()}. */
-    public long bytesRead() {
-        return bytesRead;
+    /** Restores {@code checkpoint}'s timers into the queues registered for their states. */
+    private void restoreTimers(RestoredCheckpoint checkpoint) throws IOException {
+        List<TypeSerializer<?>> serializers = new ArrayList<>();
+        List<KeyGroupedInternalPriorityQueue<?>> queuesOfCheckpoint = new ArrayList<>();
+        for (StateMetaInfoSnapshot meta :
+                checkpoint.manifest().metadata().getStateMetaInfoSnapshots()) {
+            if (meta.getBackendStateType() != BackendStateType.PRIORITY_QUEUE) {
+                continue;
+            }
+            int position = 0;
+            for (StateMetaInfoSnapshot known : restoredMeta) {
+                if (known.getBackendStateType() == BackendStateType.PRIORITY_QUEUE) {
+                    if (known.getName().equals(meta.getName())) {
+                        break;
+                    }
+                    position++;
+                }
+            }
+            serializers.add(
+                    new RegisteredPriorityQueueStateBackendMetaInfo<>(meta).getElementSerializer());
+            queuesOfCheckpoint.add(queues.get(position));
+        }
+        TimerFormat.restore(
+                checkpoint.manifest().timers(),
+                checkpoint.manifest().version(),
+                serializers,
+                queuesOfCheckpoint,
+                owned,
+                numberOfKeyGroups);
     }
 
     private long restoreSlice(KeyGroupRange slice, List<Batch> batches) throws Exception {
