@@ -1,8 +1,6 @@
 package org.appendlog.statebackend.snapshot;
 
 import org.appendlog.statebackend.log.BatchBuilder;
-import org.appendlog.statebackend.log.BatchFormat;
-import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.ReferenceFloor;
 import org.appendlog.statebackend.log.SegmentedLog;
 import org.appendlog.statebackend.tracking.ChangeTracker;
@@ -12,23 +10,16 @@ import org.appendlog.statebackend.tracking.LoggedTimers;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SnapshotType.SharingFilesStrategy;
-import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
-import org.apache.flink.runtime.state.CheckpointedStateScope;
-import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
-import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.IterableStateSnapshot;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.SnapshotStrategy;
-import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.heap.StateTable;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 
@@ -36,7 +27,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nonnull;
-import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -46,9 +36,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 
-import static org.appendlog.statebackend.log.BatchLocation.segmentsOf;
 
 /**
  * Takes checkpoints of the append-log backend.
@@ -59,13 +47,15 @@ import static org.appendlog.statebackend.log.BatchLocation.segmentsOf;
  *
  * <p>Which batches a checkpoint lists, and which of them as placeholders, the {@link
  * CheckpointLineage} decides; whether a checkpoint appends its changes or every live entry, its
- * barrier ({@link CheckpointLineage#backlog}, {@link TurnoverDetector}).
+ * barrier ({@link CheckpointLineage#backlog}, {@link TurnoverDetector}). The {@link
+ * IncrementalCheckpointStrategy}, the {@link FullCheckpointStrategy} and the {@link
+ * SavepointStrategy} write the batches, and the {@link SnapshotHandleAssembler} the manifest and
+ * the handle.
  */
 public final class AppendLogSnapshotStrategy<K> {
 
     private static final Logger LOG = LoggerFactory.getLogger(AppendLogSnapshotStrategy.class);
 
-    private final UUID backendId;
     private final KeyGroupRange keyGroupRange;
     private final TypeSerializer<K> keySerializer;
     private final List<LoggedState<K>> states;
@@ -75,21 +65,13 @@ public final class AppendLogSnapshotStrategy<K> {
     private final CheckpointLineage lineage;
     private final TurnoverDetector turnover;
     private final Executor background;
-    /** Flink's local backup is on: checkpoints also hand Flink a {@link LocalReferenceHandle}. */
-    private final boolean localBackup;
+    private final IncrementalCheckpointStrategy incremental;
+    private final FullCheckpointStrategy full;
+    private final SavepointStrategy savepoint;
+    private final SnapshotHandleAssembler handles;
 
     /** Serializes appends of concurrent asynchronous phases, and what they remember. */
     private final Object writeLock = new Object();
-
-    private final AtomicLong fullBatches = new AtomicLong();
-
-    /**
-     * Per key group, the bytes of the last batch a checkpoint appended: the next batch's buffers
-     * start at that size. Guarded by writeLock.
-     */
-    private int[] lastBatchBytes;
-    /** The size of the last checkpoint's timers, likewise. */
-    private volatile int lastTimerBytes;
 
     public AppendLogSnapshotStrategy(
             UUID backendId,
@@ -103,7 +85,6 @@ public final class AppendLogSnapshotStrategy<K> {
             Executor background,
             double fullCheckpointRatio,
             boolean localBackup) {
-        this.backendId = backendId;
         this.keyGroupRange = keyGroupRange;
         this.keySerializer = keySerializer;
         this.states = states;
@@ -113,7 +94,10 @@ public final class AppendLogSnapshotStrategy<K> {
         this.lineage = lineage;
         this.turnover = new TurnoverDetector(tracker, fullCheckpointRatio, this::liveEntries);
         this.background = background;
-        this.localBackup = localBackup;
+        this.incremental = new IncrementalCheckpointStrategy(keyGroupRange, log, lineage);
+        this.full = new FullCheckpointStrategy(keyGroupRange, log, lineage);
+        this.savepoint = new SavepointStrategy(backendId, keyGroupRange, log);
+        this.handles = new SnapshotHandleAssembler(backendId, keyGroupRange, log, localBackup);
     }
 
     /** The strategy for one checkpoint, which knows whether it may share earlier files. */
@@ -317,153 +301,20 @@ public final class AppendLogSnapshotStrategy<K> {
         if (captured.hasNoState()) {
             return SnapshotResult.empty();
         }
-        long checkpointId = captured.checkpointId;
-        List<BatchLocation> batches;
-        // Segments this checkpoint lists as placeholders, which the JobManager resolves.
-        Set<String> placeholders = Set.of();
-        List<HandleAndLocalPath> privateState = new ArrayList<>();
-        long appended = 0;
-        switch (captured.mode) {
-            case INCREMENTAL:
-            case AFTER_PENDING_FULL:
-            case FULL:
-                synchronized (writeLock) {
-                    CheckpointLineage.Listing listing = listing(captured);
-                    placeholders = listing.placeholders;
-                    BatchLocation location =
-                            listing.full
-                                    ? appendFull(captured, listing.confirmed)
-                                    : appendChanges(captured, listing);
-                    batches = listing.full ? List.of(location) : listing.batches;
-                    appended = location == null ? 0 : location.length();
-                }
-                break;
-            case SAVEPOINT:
-                String segment = "savepoint-" + backendId + "-" + checkpointId + ".seg";
-                CheckpointStateOutputStream out =
-                        streamFactory.createCheckpointStateOutputStream(
-                                CheckpointedStateScope.EXCLUSIVE);
-                registry.registerCloseable(out);
-                out.write(BatchFormat.segmentHeader());
-                BatchLocation location =
-                        new FullBatch(captured, keyGroupRange, log.compression())
-                                .write(out, segment, BatchFormat.SEGMENT_HEADER_BYTES);
-                StreamStateHandle handle = closeAndGetHandle(out, registry);
-                privateState.add(HandleAndLocalPath.of(handle, segment));
-                batches = List.of(location);
-                appended = handle.getStateSize();
-                break;
-            default:
-                throw new IllegalStateException(String.valueOf(captured.mode));
-        }
-
-        CheckpointStateOutputStream out =
-                streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
-        registry.registerCloseable(out);
-        long timersStart = System.nanoTime();
-        byte[] timers = captured.timers.toBytes(lastTimerBytes);
-        lastTimerBytes = timers.length;
-        long timersMillis = (System.nanoTime() - timersStart) / 1_000_000;
-        new CheckpointManifest(
-                        captured.metadata,
-                        timers,
-                        batches,
-                        log.lineage().with(backendId, checkpointId))
-                .write(new DataOutputViewStreamWrapper(out));
-        StreamStateHandle manifest = closeAndGetHandle(out, registry);
-        LOG.debug(
-                "Checkpoint {} wrote its manifest ({} bytes, {} of them timers, serialized in {} ms)"
-                        + " referring to {} batch(es)",
-                checkpointId,
-                manifest.getStateSize(),
-                timers.length,
-                timersMillis,
-                batches.size());
-
-        List<HandleAndLocalPath> sharedState = new ArrayList<>();
-        if (captured.mode != CapturedState.Mode.SAVEPOINT) {
-            for (String segment : segmentsOf(batches)) {
-                HandleAndLocalPath shared =
-                        HandleAndLocalPath.of(sharedHandle(segment, placeholders), segment);
-                // What this checkpoint alone refers to comes first. The JobManager registers the
-                // list in order and stops at a placeholder it refuses (a concurrent checkpoint's
-                // completion unregistered that segment): what it registered before Flink deletes
-                // once unused; what came after, neither Flink nor the task would ever delete.
-                if (shared.getHandle() instanceof PlaceholderStreamStateHandle) {
-                    sharedState.add(shared);
-                } else {
-                    sharedState.add(0, shared);
-                }
+        SnapshotBatches written;
+        if (captured.mode == CapturedState.Mode.SAVEPOINT) {
+            written = savepoint.write(captured, streamFactory, registry);
+        } else {
+            synchronized (writeLock) {
+                // The barrier's mode, or, after a pending full checkpoint, the lineage decides.
+                CheckpointLineage.Listing listing = listing(captured);
+                written =
+                        listing.full
+                                ? full.write(captured, listing)
+                                : incremental.write(captured, listing);
             }
         }
-        long checkpointedSize = appended + manifest.getStateSize();
-        IncrementalRemoteKeyedStateHandle handle =
-                new IncrementalRemoteKeyedStateHandle(
-                        backendId,
-                        keyGroupRange,
-                        checkpointId,
-                        sharedState,
-                        privateState,
-                        manifest,
-                        checkpointedSize);
-        if (!localBackup || captured.mode == CapturedState.Mode.SAVEPOINT) {
-            return SnapshotResult.of(handle);
-        }
-        List<HandleAndLocalPath> segments = new ArrayList<>();
-        for (String segment : segmentsOf(batches)) {
-            segments.add(HandleAndLocalPath.of(log.handle(segment), segment));
-        }
-        return SnapshotResult.withLocalState(
-                handle,
-                new LocalReferenceHandle(
-                        backendId,
-                        keyGroupRange,
-                        checkpointId,
-                        segments,
-                        privateState,
-                        manifest,
-                        checkpointedSize));
-    }
-
-    /**
-     * Appends one batch carrying the listing's captures, deduplicated, and adds it to the
-     * listing's batches; null if they changed nothing. Under the write lock.
-     */
-    @Nullable
-    private BatchLocation appendChanges(CapturedState captured, CheckpointLineage.Listing listing)
-            throws IOException {
-        long checkpointId = captured.checkpointId;
-        long start = System.nanoTime();
-        for (Capture c : listing.captures) {
-            materialize(c);
-        }
-        BatchBuilder batch = merge(checkpointId, captured.stateNames, listing.captures);
-        BatchLocation location = null;
-        long materialized = System.nanoTime();
-        if (batch.recordCount() > 0) {
-            // an empty batch (an idle interval) says nothing about the next one
-            lastBatchBytes = batch.keyGroupBytes();
-            location = log.append(batch, listing.confirmed);
-            listing.batches.add(location);
-            LOG.debug(
-                    "Checkpoint {} appended {} records ({} bytes) to state log segment {} at offset {}: changes deduplicated in {} ms, written and synced in {} ms",
-                    checkpointId,
-                    batch.recordCount(),
-                    location.length(),
-                    location.segment(),
-                    location.offset(),
-                    (materialized - start) / 1_000_000,
-                    (System.nanoTime() - materialized) / 1_000_000);
-        }
-        lineage.remember(
-                checkpointId,
-                listing.batches,
-                listing.builtOn,
-                false,
-                listing.compaction,
-                batch,
-                location);
-        return location;
+        return handles.assemble(captured, written, streamFactory, registry);
     }
 
     private CheckpointLineage.Listing listing(CapturedState captured) {
@@ -477,82 +328,8 @@ public final class AppendLogSnapshotStrategy<K> {
         }
     }
 
-    /**
-     * Builds a capture's records. Should its logged changes turn out lost, this checkpoint fails,
-     * and the next appends every live entry.
-     */
-    private void materialize(Capture capture) throws IOException {
-        try {
-            capture.materialize(lastBatchBytes);
-        } catch (IOException e) {
-            if (capture.lostChanges()) {
-                lineage.requireFullCheckpoint();
-            }
-            throw e;
-        }
-    }
-
-    /**
-     * Appends every live entry of the captured tables as one batch, written as a stream, which
-     * refers to no earlier one. Under the write lock.
-     */
-    private BatchLocation appendFull(CapturedState captured, Set<String> confirmed)
-            throws IOException {
-        long start = System.nanoTime();
-        FullBatch all = new FullBatch(captured, keyGroupRange, log.compression());
-        BatchLocation location = log.append(all, confirmed);
-        lineage.remember(captured.checkpointId, List.of(location), -1, true, null, null, location);
-        fullBatches.incrementAndGet();
-        LOG.debug(
-                "Checkpoint {} appended all {} live records ({} bytes) to state log segment {} at"
-                        + " offset {} in {} ms",
-                captured.checkpointId,
-                all.recordCount(),
-                location.length(),
-                location.segment(),
-                location.offset(),
-                (System.nanoTime() - start) / 1_000_000);
-        return location;
-    }
-
     /** Full batches appended so far: after a restore, or instead of larger incremental ones. */
     public long fullBatches() {
-        return fullBatches.get();
-    }
-
-    private static StreamStateHandle closeAndGetHandle(
-            CheckpointStateOutputStream out, CloseableRegistry registry) throws IOException {
-        if (!registry.unregisterCloseable(out)) {
-            throw new IOException("Checkpoint was cancelled while writing " + out);
-        }
-        return out.closeAndGetHandle();
-    }
-
-    private BatchBuilder merge(long checkpointId, List<String> names, List<Capture> captures)
-            throws IOException {
-        if (captures.size() == 1) {
-            return captures.get(0).records();
-        }
-        BatchBuilder batch = new BatchBuilder(checkpointId, keyGroupRange, names, lastBatchBytes);
-        for (Capture capture : captures) {
-            batch.appendAll(capture.records());
-        }
-        return batch;
-    }
-
-    /**
-     * How this checkpoint's handle lists {@code segment}. A segment that the last completed
-     * checkpoint refers to is listed as a placeholder, as RocksDB lists the files it uploaded
-     * before: should the task discard this checkpoint before the JobManager registered it (the
-     * task fails, the checkpoint is aborted), Flink deletes the shared state the handle lists, and
-     * must find only what this checkpoint alone wrote. The JobManager swaps in the registered
-     * handle, and refuses the acknowledgement if it has none.
-     */
-    private StreamStateHandle sharedHandle(String segment, Set<String> placeholders) {
-        StreamStateHandle handle = log.handle(segment);
-        return placeholders.contains(segment)
-                ? new PlaceholderStreamStateHandle(
-                        handle.getStreamStateHandleID(), handle.getStateSize(), false)
-                : handle;
+        return full.fullBatches();
     }
 }
