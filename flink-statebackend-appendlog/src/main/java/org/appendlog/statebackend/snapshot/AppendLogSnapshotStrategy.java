@@ -307,7 +307,7 @@ public final class AppendLogSnapshotStrategy<K> {
         } else {
             synchronized (writeLock) {
                 // The barrier's mode, or, after a pending full checkpoint, the lineage decides.
-                CheckpointLineage.Listing listing = listing(captured);
+                CheckpointListing listing = listing(captured);
                 written =
                         listing.full
                                 ? full.write(captured, listing)
@@ -317,7 +317,7 @@ public final class AppendLogSnapshotStrategy<K> {
         return handles.assemble(captured, written, streamFactory, registry);
     }
 
-    private CheckpointLineage.Listing listing(CapturedState captured) {
+    private CheckpointListing listing(CapturedState captured) {
         switch (captured.mode) {
             case INCREMENTAL:
                 return lineage.listIncremental(captured.checkpointId);

@@ -132,50 +132,8 @@ public final class CheckpointLineage {
         }
     }
 
-    /**
-     * What a checkpoint's asynchronous phase lists and writes: the batches it refers to before its
-     * own, the segments of those registered with the JobManager, those it lists as placeholders,
-     * and, if incremental, the compaction it applies and the captures its batch carries.
-     */
-    static final class Listing {
-        final List<BatchLocation> batches;
-        /** Segments that the last completed checkpoint refers to: registered with the JobManager. */
-        final Set<String> confirmed;
-        /**
-         * Segments listed as placeholders: the confirmed ones, a compaction run that an earlier
-         * checkpoint took up, or the segments of the pending log it lists.
-         */
-        final Set<String> placeholders;
-        @Nullable final CompactionResult compaction;
-        /**
-         * The checkpoint whose log it writes on, known complete or full: its batch carries every
-         * change since that one's barrier.
-         */
-        final long builtOn;
-        final List<Capture> captures;
-        /** Whether it appends every live entry instead of the captures. */
-        final boolean full;
-
-        private Listing(
-                List<BatchLocation> batches,
-                Set<String> confirmed,
-                Set<String> placeholders,
-                @Nullable CompactionResult compaction,
-                long builtOn,
-                List<Capture> captures,
-                boolean full) {
-            this.batches = batches;
-            this.confirmed = confirmed;
-            this.placeholders = placeholders;
-            this.compaction = compaction;
-            this.builtOn = builtOn;
-            this.captures = captures;
-            this.full = full;
-        }
-    }
-
     /** What incremental checkpoint {@code checkpointId} lists; it claims the captures to write. */
-    synchronized Listing listIncremental(long checkpointId) {
+    synchronized CheckpointListing listIncremental(long checkpointId) {
         List<BatchLocation> batches;
         Set<String> confirmed;
         Set<String> placeholders;
@@ -200,7 +158,7 @@ public final class CheckpointLineage {
             }
         }
         // Either way its batch carries every change since that one's barrier.
-        return new Listing(
+        return new CheckpointListing(
                 batches,
                 confirmed,
                 placeholders,
@@ -211,9 +169,9 @@ public final class CheckpointLineage {
     }
 
     /** What a full checkpoint lists: no batch but its own. */
-    synchronized Listing listFull() {
+    synchronized CheckpointListing listFull() {
         Set<String> confirmed = segmentsOf(base);
-        return new Listing(new ArrayList<>(), confirmed, confirmed, null, -1, List.of(), true);
+        return new CheckpointListing(new ArrayList<>(), confirmed, confirmed, null, -1, List.of(), true);
     }
 
     /**
@@ -227,7 +185,7 @@ public final class CheckpointLineage {
      * Should this checkpoint complete before the full one, the index never learned the full batch
      * and the next checkpoint is full ({@link IndexContinuity#canFollow}).
      */
-    synchronized Listing listAfterFull(long checkpointId, long full) {
+    synchronized CheckpointListing listAfterFull(long checkpointId, long full) {
         if (!needsFull) {
             return listIncremental(checkpointId);
         }
@@ -250,7 +208,7 @@ public final class CheckpointLineage {
         // whichever completes.
         Set<String> confirmed = segmentsOf(base);
         confirmed.retainAll(segments);
-        return new Listing(
+        return new CheckpointListing(
                 new ArrayList<>(onto.batches),
                 confirmed,
                 segments,

@@ -1,15 +1,10 @@
 package org.appendlog.statebackend.snapshot;
 
-import org.appendlog.statebackend.SyncMode;
 import org.appendlog.statebackend.compaction.CompactionResult;
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.BatchBuilder;
-import org.appendlog.statebackend.log.BatchCompression;
 import org.appendlog.statebackend.log.BatchLocation;
-import org.appendlog.statebackend.log.SegmentedLog;
 
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.KeyGroupRange;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +17,7 @@ import java.util.Set;
 
 import static org.appendlog.statebackend.log.BatchLocation.keysOf;
 import static org.appendlog.statebackend.snapshot.PendingCompactionTest.batch;
+import static org.appendlog.statebackend.snapshot.SnapshotHandleAssemblerTest.localLog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -40,16 +36,7 @@ class CheckpointLineageTest {
 
     @BeforeEach
     void open() {
-        SegmentedLog log =
-                new SegmentedLog(
-                        FileSystem.getLocalFileSystem(),
-                        Path.fromLocalFile(dir),
-                        "kg-0-0",
-                        1 << 20,
-                        SyncMode.NONE,
-                        BatchCompression.LZ4,
-                        false);
-        lineage = new CheckpointLineage(log, new LogIndex(KEY_GROUPS), Runnable::run);
+        lineage = new CheckpointLineage(localLog(dir), new LogIndex(KEY_GROUPS), Runnable::run);
         lineage.startFrom(List.of(), false);
     }
 
@@ -64,7 +51,7 @@ class CheckpointLineageTest {
         Capture second = capture(2, 4);
         lineage.barrierTaken(second, false);
         assertThat(lineage.backlog().changed).isEqualTo(7);
-        CheckpointLineage.Listing listing = lineage.listIncremental(2);
+        CheckpointListing listing = lineage.listIncremental(2);
         assertThat(listing.captures).containsExactly(first, second);
         lineage.remember(2, listing.batches, listing.builtOn, false, null, null, null);
         lineage.notifyCheckpointComplete(2);
@@ -119,7 +106,7 @@ class CheckpointLineageTest {
         assertThat(lineage.offerCompaction(new CompactionResult(Set.of(), null))).isFalse();
 
         lineage.barrierTaken(capture(2, 1), false);
-        CheckpointLineage.Listing listing = lineage.listIncremental(2);
+        CheckpointListing listing = lineage.listIncremental(2);
         assertThat(listing.batches).containsExactly(run);
         assertThat(listing.compaction).isSameAs(compaction);
         // The run is its own; the segment of the completed log is registered already.

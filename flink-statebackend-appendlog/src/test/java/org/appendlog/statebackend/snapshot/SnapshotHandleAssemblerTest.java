@@ -47,16 +47,7 @@ class SnapshotHandleAssemblerTest {
 
     @BeforeEach
     void open() {
-        // Every batch in a segment of its own.
-        log =
-                new SegmentedLog(
-                        FileSystem.getLocalFileSystem(),
-                        Path.fromLocalFile(dir),
-                        "kg-0-0",
-                        1 << 20,
-                        SyncMode.NONE,
-                        BatchCompression.LZ4,
-                        true);
+        log = localLog(dir);
     }
 
     @AfterEach
@@ -117,6 +108,18 @@ class SnapshotHandleAssemblerTest {
                         written,
                         new MemCheckpointStreamFactory(1 << 20),
                         new CloseableRegistry());
+    }
+
+    /** A log of one key group in {@code dir}; every batch in a segment of its own. */
+    static SegmentedLog localLog(File dir) {
+        return new SegmentedLog(
+                FileSystem.getLocalFileSystem(),
+                Path.fromLocalFile(dir),
+                "kg-0-0",
+                1 << 20,
+                SyncMode.NONE,
+                BatchCompression.LZ4,
+                true);
     }
 
     private static CapturedState captured(long checkpointId) {
