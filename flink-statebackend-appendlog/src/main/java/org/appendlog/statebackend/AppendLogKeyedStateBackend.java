@@ -1,6 +1,7 @@
 package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.compaction.CompactionInput;
+import org.appendlog.statebackend.compaction.CompactionSettings;
 import org.appendlog.statebackend.compaction.Compactor;
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.index.SegmentStats;

@@ -1,6 +1,5 @@
 package org.appendlog.statebackend.compaction;
 
-import org.appendlog.statebackend.CompactionSettings;
 import org.appendlog.statebackend.index.CompactedBatches;
 import org.appendlog.statebackend.index.LiveRecords;
 import org.appendlog.statebackend.index.LogIndex;
