@@ -1,9 +1,9 @@
 package org.appendlog.statebackend.index;
 
-import org.appendlog.statebackend.log.ArenaCompaction;
-import org.appendlog.statebackend.log.CacheWarmup;
-import org.appendlog.statebackend.log.HashSlots;
-import org.appendlog.statebackend.log.KeyBytes;
+import org.appendlog.statebackend.memory.ArenaCompaction;
+import org.appendlog.statebackend.memory.CacheWarmup;
+import org.appendlog.statebackend.memory.HashSlots;
+import org.appendlog.statebackend.memory.KeyBytes;
 
 import javax.annotation.Nullable;
 
