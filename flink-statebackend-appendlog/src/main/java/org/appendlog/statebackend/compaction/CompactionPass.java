@@ -1,8 +1,8 @@
 package org.appendlog.statebackend.compaction;
 
 import org.appendlog.statebackend.index.CompactedBatches;
-import org.appendlog.statebackend.index.LiveRecords;
 import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.index.RecordsToCopy;
 import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchLocation;
@@ -125,7 +125,7 @@ final class CompactionPass {
                                         runCheckpoint));
 
         BatchBuilder run = new BatchBuilder(runCheckpoint, owned, input.stateNames);
-        List<LiveRecords> copied = new ArrayList<>();
+        List<RecordsToCopy> copied = new ArrayList<>();
         boolean tombstones = false;
         long read = 0;
         for (Slice slice : slices) {
@@ -166,7 +166,7 @@ final class CompactionPass {
     private static final class Slice {
         final BatchBuilder records;
         /** The live records the index listed, each copied into {@link #records}. */
-        final LiveRecords live = new LiveRecords();
+        final RecordsToCopy live = new RecordsToCopy();
         boolean tombstones;
         long bytesRead;
 
@@ -218,7 +218,7 @@ final class CompactionPass {
             long runCheckpoint)
             throws Exception {
         Slice result = new Slice(new BatchBuilder(runCheckpoint, owned, input.stateNames));
-        LiveRecords live = result.live;
+        RecordsToCopy live = result.live;
         index.collectLive(slice, pass, live);
         boolean[] needed = new boolean[sources.size()];
         for (int i = 0; i < live.size(); i++) {
@@ -250,7 +250,7 @@ final class CompactionPass {
             for (; next < live.size() && live.keyGroup(next) == kg; next++) {
                 Source source = sources.get(live.batch(next));
                 listedRecord(cursor, byBatch[source.number], source, kg, live, next);
-                live.copiedTo(next, result.records.nextPosition(kg));
+                live.setCopyPosition(next, result.records.nextPosition(kg));
                 copy(result.records, kg, source.state(cursor), cursor);
             }
             // Of each entry's tombstones here, the latest is copied unless the entry is live (its
@@ -300,7 +300,7 @@ final class CompactionPass {
             KeyGroupRecords records,
             Source source,
             int kg,
-            LiveRecords live,
+            RecordsToCopy live,
             int i)
             throws IOException {
         if (records == null) {
