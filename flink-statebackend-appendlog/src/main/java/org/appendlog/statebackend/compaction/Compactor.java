@@ -17,6 +17,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTIONS_RUN;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTION_BYTES_READ;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTION_BYTES_WRITTEN;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.LAST_COMPACTION_DURATION_MS;
+
 /**
  * The log cleaner's thread: it runs one {@link CompactionPass} at a time on its own thread, never
  * the task's, and offers each result to the snapshot strategy, whose next checkpoint refers to the
@@ -59,10 +64,10 @@ public final class Compactor implements Closeable {
                             t.setDaemon(true);
                             return t;
                         });
-        metrics.gauge("compactionsRun", passes::get);
-        metrics.gauge("compactionBytesRead", this::bytesRead);
-        metrics.gauge("compactionBytesWritten", bytesWritten::get);
-        metrics.gauge("lastCompactionDurationMs", () -> lastDurationMillis);
+        metrics.gauge(COMPACTIONS_RUN, passes::get);
+        metrics.gauge(COMPACTION_BYTES_READ, this::bytesRead);
+        metrics.gauge(COMPACTION_BYTES_WRITTEN, bytesWritten::get);
+        metrics.gauge(LAST_COMPACTION_DURATION_MS, () -> lastDurationMillis);
     }
 
     /** Starts a pass over {@code input} unless one is running; returns at once. */
