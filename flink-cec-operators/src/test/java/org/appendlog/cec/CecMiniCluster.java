@@ -12,16 +12,16 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import java.io.File;
 
 /** The Flink mini cluster that the module's job tests run on: one TaskManager, four slots. */
-final class CecMiniCluster {
+public final class CecMiniCluster {
 
     private CecMiniCluster() {}
 
-    static MiniClusterExtension withFourSlots() {
+    public static MiniClusterExtension withFourSlots() {
         return withFourSlots(new Configuration());
     }
 
     /** The mini cluster with the cluster configuration {@code config}. */
-    static MiniClusterExtension withFourSlots(Configuration config) {
+    public static MiniClusterExtension withFourSlots(Configuration config) {
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()
                         .setConfiguration(config)
@@ -34,7 +34,7 @@ final class CecMiniCluster {
      * A job that commits often (checkpoint every 100 ms), so that a test can stop it with a
      * savepoint soon after its first commit, and that fails at once instead of restarting.
      */
-    static StreamExecutionEnvironment environment(int parallelism, Configuration config) {
+    public static StreamExecutionEnvironment environment(int parallelism, Configuration config) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(parallelism);
         env.enableCheckpointing(100);
@@ -47,7 +47,7 @@ final class CecMiniCluster {
      * dir} has a commit (so the savepoint comes in the middle of a paced input); returns a
      * configuration that restores from it.
      */
-    static Configuration stopAfterFirstCommit(JobClient job, File dir, File savepoints, boolean drain)
+    public static Configuration stopAfterFirstCommit(JobClient job, File dir, File savepoints, boolean drain)
             throws Exception {
         CommittedResults.awaitFirstCommit(dir);
         String savepoint =

@@ -17,11 +17,11 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /** The RESULT tuples of a committed persisted stream, read back by a job with {@link CecLogSource}. */
-final class CommittedResults {
+public final class CommittedResults {
 
     private CommittedResults() {}
 
-    static <K, W, ACC, OUT> List<CecRecord<K, W, ACC, OUT>> read(
+    public static <K, W, ACC, OUT> List<CecRecord<K, W, ACC, OUT>> read(
             File dir, TypeInformation<CecRecord<K, W, ACC, OUT>> type, StreamExecutionEnvironment reader)
             throws Exception {
         List<CecRecord<K, W, ACC, OUT>> results = new ArrayList<>();
@@ -34,7 +34,7 @@ final class CommittedResults {
     }
 
     /** The RESULTs of time windows, each as {@link #describe}d. */
-    static <K, ACC, OUT> List<String> readDescribed(
+    public static <K, ACC, OUT> List<String> readDescribed(
             File dir, TypeInformation<CecRecord<K, TimeWindow, ACC, OUT>> type, StreamExecutionEnvironment reader)
             throws Exception {
         return read(dir, type, reader).stream()
@@ -43,12 +43,12 @@ final class CommittedResults {
     }
 
     /** A window's result as the tests compare them: {@code key|window start|value}. */
-    static String describe(Object key, TimeWindow window, Object value) {
+    public static String describe(Object key, TimeWindow window, Object value) {
         return key + "|" + window.getStart() + "|" + value;
     }
 
     /** Waits until subtask 0 of the job writing {@code dir} committed, so that a savepoint comes mid-input. */
-    static void awaitFirstCommit(File dir) throws Exception {
+    public static void awaitFirstCommit(File dir) throws Exception {
         Path subtask = PersistedStream.subtaskDirectory(new Path(dir.toURI()), 0);
         while (PersistedStream.latestCommit(FileSystem.getLocalFileSystem(), subtask).isEmpty()) {
             Thread.sleep(20);

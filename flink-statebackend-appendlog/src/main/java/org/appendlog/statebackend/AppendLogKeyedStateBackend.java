@@ -1,11 +1,13 @@
 package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.compaction.CompactionInput;
+import org.appendlog.statebackend.compaction.CompactionSettings;
 import org.appendlog.statebackend.compaction.Compactor;
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.SegmentedLog;
+import org.appendlog.statebackend.metrics.AppendLogMetrics;
 import org.appendlog.statebackend.snapshot.AppendLogSnapshotStrategy;
 import org.appendlog.statebackend.snapshot.CheckpointLineage;
 import org.appendlog.statebackend.tracking.ChangeTracker;
@@ -137,7 +139,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                         background,
                         fullCheckpointRatio,
                         localBackup);
-        MetricGroup metrics = metricGroup.addGroup("appendlog");
+        MetricGroup metrics = metricGroup.addGroup(AppendLogMetrics.GROUP);
         this.compactor =
                 compaction.enabled()
                         ? new Compactor(
@@ -195,15 +197,15 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
     }
 
     private void registerMetrics(MetricGroup group) {
-        group.gauge("liveBytes", index::liveBytes);
-        group.gauge("dirtyRatio", () -> SegmentStats.dirtyRatio(index.segments()));
-        group.gauge("restoreBytesRead", () -> restoredBytes);
-        group.gauge("totalBytes", index::totalBytes);
-        group.gauge("liveEntries", index::liveEntries);
-        group.gauge("bytesAppended", log::bytesAppended);
-        group.gauge("fullBatches", this::fullBatches);
-        group.gauge("dirtyEntries", tracker::size);
-        group.gauge("untrackedIntervals", tracker::untrackedIntervals);
+        group.gauge(AppendLogMetrics.LIVE_BYTES, index::liveBytes);
+        group.gauge(AppendLogMetrics.DIRTY_RATIO, () -> SegmentStats.dirtyRatio(index.segments()));
+        group.gauge(AppendLogMetrics.RESTORE_BYTES_READ, () -> restoredBytes);
+        group.gauge(AppendLogMetrics.TOTAL_BYTES, index::totalBytes);
+        group.gauge(AppendLogMetrics.LIVE_ENTRIES, index::liveEntries);
+        group.gauge(AppendLogMetrics.BYTES_APPENDED, log::bytesAppended);
+        group.gauge(AppendLogMetrics.FULL_BATCHES, this::fullBatches);
+        group.gauge(AppendLogMetrics.DIRTY_ENTRIES, tracker::size);
+        group.gauge(AppendLogMetrics.UNTRACKED_INTERVALS, tracker::untrackedIntervals);
     }
 
     @Nonnull

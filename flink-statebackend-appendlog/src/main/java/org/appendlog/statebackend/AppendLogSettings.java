@@ -1,5 +1,6 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.compaction.CompactionSettings;
 import org.appendlog.statebackend.log.BatchCompression;
 
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -11,6 +12,7 @@ import org.apache.flink.core.fs.Path;
 
 import java.io.Serializable;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -97,7 +99,33 @@ public final class AppendLogSettings implements Serializable {
                 compression,
                 parallelism,
                 fullRatio,
-                CompactionSettings.fromConfig(config));
+                compactionSettings(config));
+    }
+
+    private static CompactionSettings compactionSettings(ReadableConfig config) {
+        boolean enabled = read(config, AppendLogOptions.COMPACTION_ENABLED);
+        double ratio = read(config, AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO);
+        if (!(ratio > 0 && ratio <= 1)) {
+            throw invalid(
+                    AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO.key(),
+                    "must be greater than 0 and at most 1, was " + ratio);
+        }
+        Duration lag = read(config, AppendLogOptions.COMPACTION_MIN_LAG);
+        if (lag.isNegative()) {
+            throw invalid(
+                    AppendLogOptions.COMPACTION_MIN_LAG.key(), "must not be negative, was " + lag);
+        }
+        long rate =
+                read(config, AppendLogOptions.COMPACTION_IO_RATE_LIMIT)
+                        .getBytes();
+        int threads = atLeastOne(config, AppendLogOptions.COMPACTION_THREADS);
+        int maxSegments = read(config, AppendLogOptions.COMPACTION_MAX_SEGMENTS);
+        if (maxSegments < 2) {
+            throw invalid(
+                    AppendLogOptions.COMPACTION_MAX_SEGMENTS.key(),
+                    "must be at least 2, was " + maxSegments);
+        }
+        return new CompactionSettings(enabled, ratio, lag, rate, threads, maxSegments);
     }
 
     static <T> T read(ReadableConfig config, ConfigOption<T> option) {

@@ -1,7 +1,7 @@
 package org.appendlog.statebackend;
 
-import org.appendlog.statebackend.index.LiveRecords;
 import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.index.RecordsToCopy;
 import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchLocation;
 
@@ -325,7 +325,7 @@ public final class BackendHarness implements AutoCloseable {
     private static List<String> liveRecords(
             AppendLogKeyedStateBackend<?> backend, List<BatchLocation> log) {
         LogIndex index = backend.index();
-        LiveRecords live = new LiveRecords();
+        RecordsToCopy live = new RecordsToCopy();
         index.collectLive(backend.getKeyGroupRange(), index.compactedBatches(log), live);
         List<String> records = new ArrayList<>();
         for (int i = 0; i < live.size(); i++) {

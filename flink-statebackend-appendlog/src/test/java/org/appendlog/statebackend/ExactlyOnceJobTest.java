@@ -31,6 +31,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTIONS_RUN;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTION_BYTES_WRITTEN;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.RESTORE_BYTES_READ;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -179,9 +182,9 @@ class ExactlyOnceJobTest {
         Run run = countsAreExactAfterAFailure(client, jobConfig);
 
         long passes =
-                MiniClusterJobs.appendLogMetric(METRICS, run.jobId, "compactionsRun", null);
+                MiniClusterJobs.appendLogMetric(METRICS, run.jobId, COMPACTIONS_RUN, null);
         long written =
-                MiniClusterJobs.appendLogMetric(METRICS, run.jobId, "compactionBytesWritten", null);
+                MiniClusterJobs.appendLogMetric(METRICS, run.jobId, COMPACTION_BYTES_WRITTEN, null);
         CheckpointHistory checkpoints = CheckpointHistory.of(client, run.jobId);
         System.out.printf(
                 "compacting, max-concurrent %d: %d passes wrote %d bytes; %d checkpoints completed,"
@@ -297,7 +300,7 @@ class ExactlyOnceJobTest {
                             countedAfterRestore, FailOnce.passed(1))
                     .isZero();
         }
-        assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, "restoreBytesRead", 1))
+        assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, RESTORE_BYTES_READ, 1))
                 .as("log bytes the restarted backends read (the appendlog.restoreBytesRead metric)")
                 .isPositive();
         return new Run(jobId, filesSeen, inState, inFlight);

@@ -50,6 +50,8 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import static org.appendlog.statebackend.MaterializingSink.add;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.FULL_BATCHES;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.RESTORE_BYTES_READ;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -307,10 +309,10 @@ class SqlJobTest {
             // Under Flink's changelog these still hold: its periodic materializations (every
             // 300 ms) are this backend's snapshots, and the restart reads the last one back
             // through this backend before Flink replays the changelog written after it.
-            assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, "restoreBytesRead", 1))
+            assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, RESTORE_BYTES_READ, 1))
                     .as("log bytes the restarted backends read (appendlog.restoreBytesRead)")
                     .isPositive();
-            assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, "fullBatches", null))
+            assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, FULL_BATCHES, null))
                     .as("checkpoints that appended every live entry (appendlog.fullBatches),"
                             + " as the windows' state turned over")
                     .isPositive();

@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import static org.appendlog.statebackend.MaterializingSink.add;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.RESTORE_BYTES_READ;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -112,7 +113,7 @@ class SqlStateTtlTest {
             assertThat(logDir.resolve(jobId.toHexString()))
                     .as("the append-log backend's log of the job")
                     .isDirectory();
-            assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, "restoreBytesRead", 1))
+            assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, RESTORE_BYTES_READ, 1))
                     .as("log bytes the restarted backends read (appendlog.restoreBytesRead)")
                     .isPositive();
         }

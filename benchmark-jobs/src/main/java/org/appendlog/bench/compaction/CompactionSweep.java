@@ -39,6 +39,12 @@ import java.util.Random;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTIONS_RUN;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTION_BYTES_READ;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTION_BYTES_WRITTEN;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.LIVE_BYTES;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.RESTORE_BYTES_READ;
+
 /**
  * The trade-off that the Samza study measured for Kafka log compaction, on the append-log
  * backend: for each {@code min-dirty-ratio}, the log's size over time, compaction's CPU and bytes,
@@ -182,10 +188,10 @@ public final class CompactionSweep {
                 cpu.sample();
                 result.logMegabytes[c] = megabytes(dir);
             }
-            result.passes = metrics.value("compactionsRun");
-            result.compactionRead = metrics.value("compactionBytesRead");
-            result.compactionWritten = metrics.value("compactionBytesWritten");
-            result.liveBytes = metrics.value("liveBytes");
+            result.passes = metrics.value(COMPACTIONS_RUN);
+            result.compactionRead = metrics.value(COMPACTION_BYTES_READ);
+            result.compactionWritten = metrics.value(COMPACTION_BYTES_WRITTEN);
+            result.liveBytes = metrics.value(LIVE_BYTES);
         } finally {
             backend.dispose();
         }
@@ -198,7 +204,7 @@ public final class CompactionSweep {
         AbstractKeyedStateBackend<Integer> restored =
                 KeyedBackends.build(stateBackend, "sweep", restoreMetrics, Collections.singletonList(last));
         result.restoreMillis = (System.nanoTime() - start) / 1_000_000;
-        result.restoreBytes = restoreMetrics.value("restoreBytesRead");
+        result.restoreBytes = restoreMetrics.value(RESTORE_BYTES_READ);
         try {
             verify(restored, expected);
         } finally {

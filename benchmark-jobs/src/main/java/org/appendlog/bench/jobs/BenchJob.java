@@ -44,7 +44,7 @@ public interface BenchJob {
     static BenchJob named(String name) {
         switch (name) {
             case "wordcount":
-                return new WordCount();
+                return new RunningWordCount();
             case "topk":
                 return new TopK();
             default:

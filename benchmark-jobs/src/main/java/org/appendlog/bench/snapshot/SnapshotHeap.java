@@ -34,6 +34,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.RunnableFuture;
 
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.FULL_BATCHES;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.LIVE_ENTRIES;
+
 /**
  * The heap that a native savepoint and a full checkpoint of a large keyed state take, on the
  * append-log backend against {@code hashmap}'s savepoint of the same state ({@link PeakHeap}
@@ -136,10 +139,10 @@ public final class SnapshotHeap {
                     2,
                     CheckpointOptions.forCheckpointWithDefaultLocation(),
                     metrics);
-            if (metrics.value("fullBatches") != 1) {
+            if (metrics.value(FULL_BATCHES) != 1) {
                 throw new IllegalStateException(
                         "the checkpoint after the restore was not full: "
-                                + metrics.value("fullBatches")
+                                + metrics.value(FULL_BATCHES)
                                 + " full batches");
             }
         } finally {
@@ -195,7 +198,7 @@ public final class SnapshotHeap {
             if (indexed != null) {
                 backend.notifyCheckpointComplete(id);
                 // The completed full batch replaces the index, which ends with one entry less.
-                while (indexed.value("liveEntries") != keys - 1) {
+                while (indexed.value(LIVE_ENTRIES) != keys - 1) {
                     Thread.sleep(1);
                 }
             }

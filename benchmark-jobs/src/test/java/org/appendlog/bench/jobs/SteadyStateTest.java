@@ -12,8 +12,8 @@ class SteadyStateTest {
 
     @Test
     void wordCountIsSteadyOnceTheFirstPassWroteEveryKey() {
-        assertThat(new WordCount().steadyStateRecords(spec(2_000_000, true, 1_000_000))).isEqualTo(2_000_000);
-        assertThat(new WordCount().steadyStateRecords(spec(2_000_000, false, 1_000_000))).isZero();
+        assertThat(new RunningWordCount().steadyStateRecords(spec(2_000_000, true, 1_000_000))).isEqualTo(2_000_000);
+        assertThat(new RunningWordCount().steadyStateRecords(spec(2_000_000, false, 1_000_000))).isZero();
     }
 
     @Test

@@ -290,16 +290,16 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     }
 
     private void registerMetrics() {
-        lateRecordsDropped = getMetricGroup().counter("numLateRecordsDropped");
-        openTuples = getMetricGroup().counter("cecOpenTuples");
-        checkTuples = getMetricGroup().counter("cecCheckTuples");
-        barrierCheckTuples = getMetricGroup().counter("cecBarrierCheckTuples");
-        barrierMillis = getMetricGroup().histogram("cecBarrierMillis", new DescriptiveStatisticsHistogram(1000));
-        resultTuples = getMetricGroup().counter("cecResultTuples");
-        getMetricGroup().gauge("cecOpenWindows", () -> windows.size());
-        getMetricGroup().gauge("cecBytesPersisted", () -> log == null ? 0L : log.bytesWritten());
-        getMetricGroup().gauge("cecRecoveryMillis", () -> recoveryMillis);
-        getMetricGroup().gauge("cecRecoveryRecordsScanned", () -> recoveryRecordsScanned);
+        lateRecordsDropped = getMetricGroup().counter(CecMetrics.LATE_RECORDS_DROPPED);
+        openTuples = getMetricGroup().counter(CecMetrics.OPEN_TUPLES);
+        checkTuples = getMetricGroup().counter(CecMetrics.CHECK_TUPLES);
+        barrierCheckTuples = getMetricGroup().counter(CecMetrics.BARRIER_CHECK_TUPLES);
+        barrierMillis = getMetricGroup().histogram(CecMetrics.BARRIER_MILLIS, new DescriptiveStatisticsHistogram(1000));
+        resultTuples = getMetricGroup().counter(CecMetrics.RESULT_TUPLES);
+        getMetricGroup().gauge(CecMetrics.OPEN_WINDOWS, () -> windows.size());
+        getMetricGroup().gauge(CecMetrics.BYTES_PERSISTED, () -> log == null ? 0L : log.bytesWritten());
+        getMetricGroup().gauge(CecMetrics.RECOVERY_MILLIS, () -> recoveryMillis);
+        getMetricGroup().gauge(CecMetrics.RECOVERY_RECORDS_SCANNED, () -> recoveryRecordsScanned);
     }
 
     @Override

@@ -3,6 +3,7 @@ package org.appendlog.cec.bench;
 import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecWindows;
+import org.appendlog.cec.operator.CecMetrics;
 
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.JobID;
@@ -190,13 +191,13 @@ public final class CecBenchmark {
         Run failed = runCec(t, h, Integer.parseInt(m), true);
         return new String[] {
             "CEC", t == 0 ? "off" : t + "", t == 0 ? "-" : h + "", t == 0 ? "-" : m,
-            clean.counter("cecCheckTuples") + "", clean.counter("cecBarrierCheckTuples") + "",
-            clean.histogramMax("cecBarrierMillis") + "",
+            clean.counter(CecMetrics.CHECK_TUPLES) + "", clean.counter(CecMetrics.BARRIER_CHECK_TUPLES) + "",
+            clean.histogramMax(CecMetrics.BARRIER_MILLIS) + "",
             String.format("%,.0f", events / (clean.millis / 1000.0)),
             String.format("%,d", clean.logBytes),
             clean.checkpoints + "",
             String.format("%,d", clean.maxCheckpointBytes),
-            failed.gaugeMax("cecRecoveryMillis") + "", failed.gaugeSum("cecRecoveryRecordsScanned") + "",
+            failed.gaugeMax(CecMetrics.RECOVERY_MILLIS) + "", failed.gaugeSum(CecMetrics.RECOVERY_RECORDS_SCANNED) + "",
             failed.recoveryMillis + ""
         };
     }

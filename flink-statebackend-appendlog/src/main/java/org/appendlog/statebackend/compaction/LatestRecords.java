@@ -1,7 +1,7 @@
 package org.appendlog.statebackend.compaction;
 
-import org.appendlog.statebackend.log.HashSlots;
-import org.appendlog.statebackend.log.KeyBytes;
+import org.appendlog.statebackend.memory.HashSlots;
+import org.appendlog.statebackend.memory.KeyBytes;
 
 import java.util.Arrays;
 

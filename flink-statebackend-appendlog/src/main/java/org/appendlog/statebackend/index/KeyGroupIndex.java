@@ -1,9 +1,9 @@
 package org.appendlog.statebackend.index;
 
-import org.appendlog.statebackend.log.ArenaCompaction;
-import org.appendlog.statebackend.log.CacheWarmup;
-import org.appendlog.statebackend.log.HashSlots;
-import org.appendlog.statebackend.log.KeyBytes;
+import org.appendlog.statebackend.memory.ArenaCompaction;
+import org.appendlog.statebackend.memory.CacheWarmup;
+import org.appendlog.statebackend.memory.HashSlots;
+import org.appendlog.statebackend.memory.KeyBytes;
 
 import javax.annotation.Nullable;
 
@@ -154,7 +154,7 @@ final class KeyGroupIndex {
      * Adds to {@code live} every entry whose latest record is in one of the pass's batches,
      * numbered as {@code pass} numbers them.
      */
-    synchronized void collectLive(int keyGroup, CompactedBatches pass, LiveRecords live) {
+    synchronized void collectLive(int keyGroup, CompactedBatches pass, RecordsToCopy live) {
         for (int entry = 0; entry < entries; entry++) {
             if (keyLength[entry] != FREE) {
                 int batch = pass.numberOf(segmentOf[entry], batchOf[entry]);

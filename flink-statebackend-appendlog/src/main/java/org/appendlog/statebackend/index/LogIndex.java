@@ -361,7 +361,7 @@ public final class LogIndex {
      * index newer records: the copies of the records it outdates are merely dead, and {@link
      * #moved} leaves their entries where they are.
      */
-    public void collectLive(KeyGroupRange keyGroups, CompactedBatches pass, LiveRecords live) {
+    public void collectLive(KeyGroupRange keyGroups, CompactedBatches pass, RecordsToCopy live) {
         for (int kg = keyGroups.getStartKeyGroup(); kg <= keyGroups.getEndKeyGroup(); kg++) {
             of(kg).collectLive(kg, pass, live);
         }
@@ -393,7 +393,7 @@ public final class LogIndex {
      * for dead.
      */
     public void moved(
-            List<LiveRecords> copied,
+            List<RecordsToCopy> copied,
             CompactedBatches pass,
             BatchLocation run,
             boolean tombstones) {

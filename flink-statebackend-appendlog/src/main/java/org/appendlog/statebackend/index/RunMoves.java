@@ -14,10 +14,10 @@ final class RunMoves {
     final int run;
     private final CompactedBatches pass;
     /** The records the pass copied, and of each list which ones moved their entry. */
-    private final List<LiveRecords> copied;
+    private final List<RecordsToCopy> copied;
     private final BitSet[] moved;
 
-    RunMoves(int run, CompactedBatches pass, List<LiveRecords> copied) {
+    RunMoves(int run, CompactedBatches pass, List<RecordsToCopy> copied) {
         this.run = run;
         this.pass = pass;
         this.copied = copied;
@@ -32,7 +32,7 @@ final class RunMoves {
      * record is still that one.
      */
     void move(LogIndex index, int list, int record, RecordAt to) {
-        LiveRecords records = copied.get(list);
+        RecordsToCopy records = copied.get(list);
         int batch = records.batch(record);
         if (index.of(records.keyGroup(record))
                 .moveIfStillAt(
@@ -53,7 +53,7 @@ final class RunMoves {
     void moveBack(LogIndex index) {
         RecordAt from = new RecordAt();
         for (int list = copied.size() - 1; list >= 0; list--) {
-            LiveRecords records = copied.get(list);
+            RecordsToCopy records = copied.get(list);
             BitSet moves = moved[list];
             for (int i = moves.previousSetBit(records.size() - 1);
                     i >= 0;

@@ -66,7 +66,7 @@ public final class BatchBuilder {
         recordCount++;
         recordsPerKeyGroup[keyGroup - keyGroups.getStartKeyGroup()]++;
         minCheckpointId = Math.min(minCheckpointId, recordCheckpointId);
-        return LogRecord.write(
+        return RecordFormat.write(
                 out(keyGroup),
                 recordCheckpointId,
                 stateId,
@@ -155,17 +155,17 @@ public final class BatchBuilder {
     }
 
     /** Visits every record, key group by key group, in the order they will be in the batch. */
-    public void forEachRecord(LogRecord.EncodedVisitor visitor) throws IOException {
+    public void forEachRecord(RecordFormat.EncodedVisitor visitor) throws IOException {
         for (int keyGroup : keyGroups) {
             forEachRecord(keyGroup, visitor);
         }
     }
 
     /** Visits the records of one key group, in the order they will be in the batch. */
-    public void forEachRecord(int keyGroup, LogRecord.EncodedVisitor visitor) throws IOException {
+    public void forEachRecord(int keyGroup, RecordFormat.EncodedVisitor visitor) throws IOException {
         DataOutputSerializer data = keyGroupData(keyGroup);
         if (data != null) {
-            LogRecord.forEach(keyGroup, data.getSharedBuffer(), data.length(), visitor);
+            RecordFormat.forEach(keyGroup, data.getSharedBuffer(), data.length(), visitor);
         }
     }
 

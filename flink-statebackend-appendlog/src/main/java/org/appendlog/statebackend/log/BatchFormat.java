@@ -57,7 +57,7 @@ public final class BatchFormat {
 
     public static final int SEGMENT_MAGIC = 0x414C5347; // "ALSG"
     /**
-     * 2: records with variable-length integers ({@link LogRecord}); still written for batches
+     * 2: records with variable-length integers ({@link RecordFormat}); still written for batches
      * stored raw. 3: key groups stored as the header's {@link BatchCompression} says. Both are
      * read.
      */
@@ -325,7 +325,7 @@ public final class BatchFormat {
             } else if (version == UNCOMPRESSED_VERSION) {
                 headerEnd = in.getPos();
                 for (long r = 0; r < records; r++) {
-                    LogRecord.skip(data);
+                    RecordFormat.skip(data);
                 }
                 storedBody = in.getPos() - headerEnd;
                 rawBody = storedBody;

@@ -100,7 +100,7 @@ public final class BatchStream {
             int valueLength)
             throws IOException {
         moveTo(keyGroup - range.getStartKeyGroup());
-        LogRecord.write(
+        RecordFormat.write(
                 block,
                 checkpointId,
                 stateId,

@@ -5,8 +5,8 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import java.io.IOException;
 
 /**
- * Walks {@link LogRecord}s where they lie encoded in a byte array: after each {@link #next()},
- * the record's checkpoint id and state id and where its key and value are in {@link #bytes()}.
+ * Walks records ({@link RecordFormat}) where they lie encoded in a byte array: after each {@link
+ * #next()}, the record's checkpoint id and state id and where its key and value are in {@link #bytes()}.
  * Nothing is copied and nothing allocated per record, so a reader that needs few of the records
  * (compaction: most are dead) pays for the others only the parsing of their lengths. This is the
  * one decoder of the record format for bytes in memory; one cursor serves any number of walks.
@@ -55,17 +55,17 @@ public final class RecordCursor {
             return false;
         }
         try {
-            checkpointId = LogRecord.readVar(in);
-            long state = LogRecord.readVar(in);
+            checkpointId = RecordFormat.readVar(in);
+            long state = RecordFormat.readVar(in);
             if (state < 0 || state > Integer.MAX_VALUE) {
                 throw new IOException("impossible state id " + state);
             }
             stateId = (int) state;
-            keyLength = LogRecord.checkedLength(LogRecord.readVar(in));
+            keyLength = RecordFormat.checkedLength(RecordFormat.readVar(in));
             keyOffset = in.getPosition();
             in.skipBytesToRead(keyLength);
-            long value = LogRecord.readVar(in) - 1;
-            valueLength = value < 0 ? -1 : LogRecord.checkedLength(value);
+            long value = RecordFormat.readVar(in) - 1;
+            valueLength = value < 0 ? -1 : RecordFormat.checkedLength(value);
             valueOffset = in.getPosition();
             if (valueLength > 0) {
                 in.skipBytesToRead(valueLength);

@@ -1,6 +1,6 @@
 package org.appendlog.statebackend.tracking;
 
-import org.appendlog.statebackend.log.KeyBytes;
+import org.appendlog.statebackend.memory.KeyBytes;
 
 import org.apache.flink.util.ExceptionUtils;
 

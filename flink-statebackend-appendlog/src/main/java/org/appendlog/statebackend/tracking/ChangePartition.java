@@ -1,8 +1,8 @@
 package org.appendlog.statebackend.tracking;
 
-import org.appendlog.statebackend.log.ArenaCompaction;
-import org.appendlog.statebackend.log.CacheWarmup;
-import org.appendlog.statebackend.log.HashSlots;
+import org.appendlog.statebackend.memory.ArenaCompaction;
+import org.appendlog.statebackend.memory.CacheWarmup;
+import org.appendlog.statebackend.memory.HashSlots;
 import org.appendlog.statebackend.tracking.BufferedChanges.RecordVisitor;
 
 import java.util.Arrays;

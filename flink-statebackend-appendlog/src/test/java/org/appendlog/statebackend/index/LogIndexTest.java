@@ -56,13 +56,13 @@ class LogIndexTest {
      * A compaction pass over {@code from} in key groups {@code keyGroups}, as the compactor runs it
      * against the index: every listed record is copied into {@code run} at the position it had.
      */
-    private static LiveRecords compact(
+    private static RecordsToCopy compact(
             LogIndex index, KeyGroupRange keyGroups, List<BatchLocation> from, BatchLocation run) {
         CompactedBatches pass = index.compactedBatches(from);
-        LiveRecords live = new LiveRecords();
+        RecordsToCopy live = new RecordsToCopy();
         index.collectLive(keyGroups, pass, live);
         for (int i = 0; i < live.size(); i++) {
-            live.copiedTo(i, live.position(i));
+            live.setCopyPosition(i, live.position(i));
         }
         index.moved(List.of(live), pass, run, false);
         return live;
@@ -100,7 +100,7 @@ class LogIndexTest {
                 // A pass over s1 and s2 in this key group: each of its entries there moves into
                 // a new batch of the run segment, at the position it had (positions are unique).
                 int run = runs++;
-                LiveRecords live =
+                RecordsToCopy live =
                         compact(
                                 index,
                                 KeyGroupRange.of(keyGroup, keyGroup),
@@ -357,7 +357,7 @@ class LogIndexTest {
         index.recordWritten(1, 0, later, 0, later.length, batch("s1", 200), 0, 12, false);
         index.recordWritten(2, 0, key, 0, key.length, batch("s2"), 0, 13, false);
 
-        LiveRecords live =
+        RecordsToCopy live =
                 compact(
                         index,
                         KeyGroupRange.of(1, 1),
@@ -398,11 +398,11 @@ class LogIndexTest {
         index.recordWritten(1, 0, first, 0, first.length, batch("s1"), 0, 10, false);
         index.recordWritten(1, 0, third, 0, third.length, batch("s1"), 10, 10, false);
         CompactedBatches pass = index.compactedBatches(List.of(batch("s1")));
-        LiveRecords live = new LiveRecords();
+        RecordsToCopy live = new RecordsToCopy();
         index.collectLive(KeyGroupRange.of(1, 1), pass, live);
         assertThat(live.size()).isEqualTo(2);
         for (int i = 0; i < live.size(); i++) {
-            live.copiedTo(i, live.position(i));
+            live.setCopyPosition(i, live.position(i));
         }
 
         index.recordWritten(1, 0, first, 0, first.length, batch("s3"), 0, 0, true);

@@ -10,7 +10,7 @@ import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Records written by {@link LogRecord#write} and read back in place. */
+/** Records written by {@link RecordFormat#write} and read back in place. */
 class RecordCursorTest {
 
     private static final byte[] KEY = "key-and-namespace".getBytes(StandardCharsets.UTF_8);
@@ -21,9 +21,9 @@ class RecordCursorTest {
         out.write(new byte[] {9, 9, 9}); // bytes before the records: offsets are absolute
         byte[] value = new byte[300]; // a two-byte length
         Arrays.fill(value, (byte) 7);
-        int first = LogRecord.write(out, 1L << 40, 2, KEY, 0, KEY.length, value, 0, value.length);
-        int second = LogRecord.write(out, 5, 0, KEY, 4, 3, null, 0, 0);
-        int third = LogRecord.write(out, 6, 130, KEY, 0, 1, value, 0, 0);
+        int first = RecordFormat.write(out, 1L << 40, 2, KEY, 0, KEY.length, value, 0, value.length);
+        int second = RecordFormat.write(out, 5, 0, KEY, 4, 3, null, 0, 0);
+        int third = RecordFormat.write(out, 6, 130, KEY, 0, 1, value, 0, 0);
         byte[] bytes = out.getCopyOfBuffer();
 
         KeyGroupRecords records = KeyGroupRecords.stored(bytes, 3, bytes.length - 3, "f", 1000);
@@ -69,8 +69,8 @@ class RecordCursorTest {
     @Test
     void aCutOffRecordNamesTheFileAndWhereItIs() throws Exception {
         DataOutputSerializer out = new DataOutputSerializer(64);
-        int first = LogRecord.write(out, 1, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
-        LogRecord.write(out, 2, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
+        int first = RecordFormat.write(out, 1, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
+        RecordFormat.write(out, 2, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
         byte[] bytes = out.getCopyOfBuffer();
         int cut = bytes.length - 2;
 

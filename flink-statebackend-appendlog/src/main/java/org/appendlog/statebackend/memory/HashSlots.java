@@ -1,4 +1,4 @@
-package org.appendlog.statebackend.log;
+package org.appendlog.statebackend.memory;
 
 /**
  * The slots of the open-addressing tables that find entries by {@link KeyBytes#hash} without an

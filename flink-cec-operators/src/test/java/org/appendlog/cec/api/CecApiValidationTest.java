@@ -1,4 +1,4 @@
-package org.appendlog.cec;
+package org.appendlog.cec.api;
 
 import org.appendlog.cec.api.CecConfigOptions;
 import org.appendlog.cec.api.CecOptions;

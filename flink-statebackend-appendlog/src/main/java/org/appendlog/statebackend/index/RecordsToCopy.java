@@ -9,7 +9,7 @@ import java.util.Arrays;
  * the run. The pass copies exactly these records, without asking the index about any record it
  * reads; {@link LogIndex#moved} then moves each entry by its number.
  */
-public final class LiveRecords {
+public final class RecordsToCopy {
 
     private int size;
     private int[] keyGroups = new int[64];
@@ -60,7 +60,7 @@ public final class LiveRecords {
     }
 
     /** The record's copy starts at {@code position} among the run's bytes of its key group. */
-    public void copiedTo(int record, int position) {
+    public void setCopyPosition(int record, int position) {
         copyPositions[record] = position;
     }
 

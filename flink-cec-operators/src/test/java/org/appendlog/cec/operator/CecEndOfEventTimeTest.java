@@ -1,5 +1,6 @@
-package org.appendlog.cec;
+package org.appendlog.cec.operator;
 
+import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordTypeInfo;

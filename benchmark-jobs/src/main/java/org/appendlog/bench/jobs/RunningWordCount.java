@@ -20,12 +20,12 @@ import org.apache.flink.util.Collector;
  * of times the generator emitted that word (also after an injected failure and recovery: the latest
  * count comes from the last attempt).
  */
-public final class WordCount implements BenchJob {
+public final class RunningWordCount implements BenchJob {
 
     private static final String COUNTING = "count-per-word";
 
     public static void main(String[] args) throws Exception {
-        JobMain.run(new WordCount(), args);
+        JobMain.run(new RunningWordCount(), args);
     }
 
     @Override

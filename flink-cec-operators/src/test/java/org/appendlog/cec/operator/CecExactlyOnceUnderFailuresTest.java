@@ -1,5 +1,8 @@
-package org.appendlog.cec;
+package org.appendlog.cec.operator;
 
+import org.appendlog.cec.CecMiniCluster;
+import org.appendlog.cec.CommittedResults;
+import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordKind;

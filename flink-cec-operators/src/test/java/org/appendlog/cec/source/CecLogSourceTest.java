@@ -1,5 +1,7 @@
-package org.appendlog.cec;
+package org.appendlog.cec.source;
 
+import org.appendlog.cec.CecMiniCluster;
+import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecConfigOptions;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;

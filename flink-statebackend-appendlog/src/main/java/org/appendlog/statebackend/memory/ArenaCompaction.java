@@ -1,4 +1,4 @@
-package org.appendlog.statebackend.log;
+package org.appendlog.statebackend.memory;
 
 import java.util.Arrays;
 

@@ -1,6 +1,4 @@
-package org.appendlog.statebackend;
-
-import org.apache.flink.configuration.ReadableConfig;
+package org.appendlog.statebackend.compaction;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -30,32 +28,6 @@ public final class CompactionSettings implements Serializable {
         this.ioRateLimit = ioRateLimit;
         this.threads = threads;
         this.maxSegments = maxSegments;
-    }
-
-    static CompactionSettings fromConfig(ReadableConfig config) {
-        boolean enabled = AppendLogSettings.read(config, AppendLogOptions.COMPACTION_ENABLED);
-        double ratio = AppendLogSettings.read(config, AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO);
-        if (!(ratio > 0 && ratio <= 1)) {
-            throw AppendLogSettings.invalid(
-                    AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO.key(),
-                    "must be greater than 0 and at most 1, was " + ratio);
-        }
-        Duration lag = AppendLogSettings.read(config, AppendLogOptions.COMPACTION_MIN_LAG);
-        if (lag.isNegative()) {
-            throw AppendLogSettings.invalid(
-                    AppendLogOptions.COMPACTION_MIN_LAG.key(), "must not be negative, was " + lag);
-        }
-        long rate =
-                AppendLogSettings.read(config, AppendLogOptions.COMPACTION_IO_RATE_LIMIT)
-                        .getBytes();
-        int threads = AppendLogSettings.atLeastOne(config, AppendLogOptions.COMPACTION_THREADS);
-        int maxSegments = AppendLogSettings.read(config, AppendLogOptions.COMPACTION_MAX_SEGMENTS);
-        if (maxSegments < 2) {
-            throw AppendLogSettings.invalid(
-                    AppendLogOptions.COMPACTION_MAX_SEGMENTS.key(),
-                    "must be at least 2, was " + maxSegments);
-        }
-        return new CompactionSettings(enabled, ratio, lag, rate, threads, maxSegments);
     }
 
     public boolean enabled() {

@@ -1,5 +1,7 @@
-package org.appendlog.cec;
+package org.appendlog.cec.operator;
 
+import org.appendlog.cec.CecMiniCluster;
+import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecWindows;
 
@@ -120,6 +122,8 @@ class CecCheckpointSizeTest {
             throw new AssertionError("no window vertex in " + graph.getAllVertices().values());
         } finally {
             client.cancel().get();
+            // The request returns before the tasks stop; they write into tmp until the job ends.
+            client.getJobExecutionResult().handle((result, failure) -> null).get();
         }
     }
 

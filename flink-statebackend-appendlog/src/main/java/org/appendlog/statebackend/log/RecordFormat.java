@@ -19,9 +19,9 @@ import java.io.IOException;
  * Variable-length integers (7 bits a byte, low bits first): records of small keys and values would
  * otherwise be mostly fixed-width fields. {@link RecordCursor} reads records in place.
  */
-public final class LogRecord {
+public final class RecordFormat {
 
-    private LogRecord() {}
+    private RecordFormat() {}
 
     /** Appends a record to {@code out} (a null {@code value}: a tombstone); returns its length. */
     public static int write(

@@ -1,9 +1,11 @@
-package org.appendlog.cec;
+package org.appendlog.cec.operator;
 
+import org.appendlog.cec.SumCount;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindowedStream;
 import org.appendlog.cec.api.CecWindows;
+import org.appendlog.cec.operator.CecMetrics;
 
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
@@ -212,7 +214,7 @@ class CecMatchesWindowOperatorTest {
         long sum = 0;
         for (OperatorMetricGroup group : REPORTER.findOperatorMetricGroups(client.getJobID(), operator)) {
             Map<String, Metric> metrics = REPORTER.getMetricsByGroup(group);
-            sum += ((Counter) metrics.get("numLateRecordsDropped")).getCount();
+            sum += ((Counter) metrics.get(CecMetrics.LATE_RECORDS_DROPPED)).getCount();
         }
         return sum;
     }

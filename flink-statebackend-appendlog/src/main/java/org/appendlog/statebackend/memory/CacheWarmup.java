@@ -1,4 +1,4 @@
-package org.appendlog.statebackend.log;
+package org.appendlog.statebackend.memory;
 
 /**
  * Reads a hash table's arrays front to back before a burst of probes into it. The tables that

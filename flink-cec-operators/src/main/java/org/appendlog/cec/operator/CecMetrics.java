@@ -1,0 +1,40 @@
+package org.appendlog.cec.operator;
+
+/**
+ * The names of the metrics the CEC window operator registers in its operator metric group. The
+ * operator, the benchmark and the tests read them from here.
+ */
+public final class CecMetrics {
+
+    /** Records dropped for arriving after their windows' allowed lateness (Flink's name). */
+    public static final String LATE_RECORDS_DROPPED = "numLateRecordsDropped";
+
+    /** OPEN tuples written. */
+    public static final String OPEN_TUPLES = "cecOpenTuples";
+
+    /** CHECK tuples written. */
+    public static final String CHECK_TUPLES = "cecCheckTuples";
+
+    /** CHECK tuples written at checkpoint barriers. */
+    public static final String BARRIER_CHECK_TUPLES = "cecBarrierCheckTuples";
+
+    /** Histogram of the time the operator spends at each checkpoint barrier, in milliseconds. */
+    public static final String BARRIER_MILLIS = "cecBarrierMillis";
+
+    /** RESULT tuples written. */
+    public static final String RESULT_TUPLES = "cecResultTuples";
+
+    /** Windows open now. */
+    public static final String OPEN_WINDOWS = "cecOpenWindows";
+
+    /** Bytes written to the persisted stream. */
+    public static final String BYTES_PERSISTED = "cecBytesPersisted";
+
+    /** Duration of this subtask's last restore, in milliseconds. */
+    public static final String RECOVERY_MILLIS = "cecRecoveryMillis";
+
+    /** Records this subtask's last restore scanned. */
+    public static final String RECOVERY_RECORDS_SCANNED = "cecRecoveryRecordsScanned";
+
+    private CecMetrics() {}
+}

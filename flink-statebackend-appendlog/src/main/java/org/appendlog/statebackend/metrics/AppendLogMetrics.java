@@ -1,0 +1,52 @@
+package org.appendlog.statebackend.metrics;
+
+/**
+ * The names of the metrics the backend registers, all under the group {@link #GROUP} of the
+ * operator's metric group. The backend, the benchmark harness and the tests read them from here.
+ */
+public final class AppendLogMetrics {
+
+    /** The group under the operator's metric group that holds the metrics below. */
+    public static final String GROUP = "appendlog";
+
+    /** Bytes of the live records (each live entry's latest) in the batches checkpoints refer to. */
+    public static final String LIVE_BYTES = "liveBytes";
+
+    /** Bytes of the batches the backend's checkpoints refer to, records uncompressed. */
+    public static final String TOTAL_BYTES = "totalBytes";
+
+    /** Dead bytes over total bytes of the segments the backend's checkpoints refer to. */
+    public static final String DIRTY_RATIO = "dirtyRatio";
+
+    /** Entries whose latest record is a value. */
+    public static final String LIVE_ENTRIES = "liveEntries";
+
+    /** Bytes this backend appended to the log. */
+    public static final String BYTES_APPENDED = "bytesAppended";
+
+    /** Marked entries plus logged writes since the last checkpoint. */
+    public static final String DIRTY_ENTRIES = "dirtyEntries";
+
+    /** Bytes of the log read by the restore. */
+    public static final String RESTORE_BYTES_READ = "restoreBytesRead";
+
+    /** Checkpoints that appended every live entry. */
+    public static final String FULL_BATCHES = "fullBatches";
+
+    /** Intervals whose writes went untracked because the state was expected to turn over. */
+    public static final String UNTRACKED_INTERVALS = "untrackedIntervals";
+
+    /** Compaction passes that finished. */
+    public static final String COMPACTIONS_RUN = "compactionsRun";
+
+    /** Log bytes that compaction passes read. */
+    public static final String COMPACTION_BYTES_READ = "compactionBytesRead";
+
+    /** Bytes of the runs that compaction passes wrote. */
+    public static final String COMPACTION_BYTES_WRITTEN = "compactionBytesWritten";
+
+    /** Duration of the last compaction pass that found segments to compact, in milliseconds. */
+    public static final String LAST_COMPACTION_DURATION_MS = "lastCompactionDurationMs";
+
+    private AppendLogMetrics() {}
+}
