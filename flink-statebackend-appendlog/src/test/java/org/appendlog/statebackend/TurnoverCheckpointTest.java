@@ -1,7 +1,7 @@
 package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.snapshot.TurnoverDetector;
-import org.appendlog.statebackend.snapshot.TurnoverForecast;
+import org.appendlog.statebackend.snapshot.TurnoverPattern;
 import org.appendlog.statebackend.tracking.ChangeTracker;
 
 import org.apache.flink.configuration.Configuration;
@@ -295,14 +295,14 @@ class TurnoverCheckpointTest {
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             writeWindow(harness, window, id);
             harness.checkpoint(id);
-            for (int turnover = 1; turnover <= TurnoverForecast.TURNOVERS_IN_A_ROW; turnover++) {
+            for (int turnover = 1; turnover <= TurnoverPattern.TURNOVERS_IN_A_ROW; turnover++) {
                 assertThat(harness.backend.changeTracker().isPaused()).isFalse();
                 moveWindow(harness, window, window + WINDOW, ++id);
                 window += WINDOW;
                 harness.checkpoint(id);
             }
             assertThat(harness.backend.fullBatches())
-                    .isEqualTo(TurnoverForecast.TURNOVERS_IN_A_ROW);
+                    .isEqualTo(TurnoverPattern.TURNOVERS_IN_A_ROW);
             // Untracked: the window's writes leave nothing to capture, and restore all the same.
             moveWindow(harness, window, window + WINDOW, ++id);
             window += WINDOW;
@@ -342,7 +342,7 @@ class TurnoverCheckpointTest {
         AppendLogStateBackend stateBackend = backend(1.0);
         SharedStateRegistry registry = BackendHarness.newRegistry();
         int probes = 2;
-        int learning = TurnoverForecast.ALTERNATIONS / 2;
+        int learning = TurnoverPattern.ALTERNATIONS / 2;
         int periods = learning + probes * TurnoverDetector.PAUSED_INTERVALS_PER_PROBE;
         int window = 0;
         long id = 1;
@@ -388,7 +388,7 @@ class TurnoverCheckpointTest {
             for (int interval = 0;
                     interval
                             < 2 * TurnoverDetector.PAUSED_INTERVALS_PER_PROBE
-                                    + TurnoverForecast.ALTERNATIONS;
+                                    + TurnoverPattern.ALTERNATIONS;
                     interval++) {
                 boolean untrackedInterval = tracker.isPaused();
                 harness.put(window, ++id);
@@ -397,7 +397,7 @@ class TurnoverCheckpointTest {
                 assertThat(harness.backend.fullBatches()).isEqualTo(fullBatches);
                 trackedInARow = untrackedInterval ? 0 : trackedInARow + 1;
             }
-            assertThat(trackedInARow).isGreaterThan(TurnoverForecast.ALTERNATIONS);
+            assertThat(trackedInARow).isGreaterThan(TurnoverPattern.ALTERNATIONS);
             assertThat(tracker.isPaused()).isFalse();
         }
         assertRestores(stateBackend, registry, last, windowOf(window, windowWritten, window, id));

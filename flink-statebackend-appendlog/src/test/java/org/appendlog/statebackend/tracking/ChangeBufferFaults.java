@@ -14,7 +14,7 @@ public final class ChangeBufferFaults {
     }
 
     static void appendMalformedRecord(ChangeBuffer buffer) {
-        byte[] record = new byte[BufferedChanges.HEADER_BYTES + 4];
+        byte[] record = new byte[IntervalWrites.HEADER_BYTES + 4];
         record[4] = 0x10; // key and namespace length: 256 MB
         buffer.append(record, 0, record.length);
     }
