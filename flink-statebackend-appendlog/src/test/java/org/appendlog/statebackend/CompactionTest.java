@@ -532,7 +532,7 @@ class CompactionTest {
         SharedStateRegistry registry = BackendHarness.newRegistry();
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
-            harness.put(3, writtenConcurrently(3, 3));
+            harness.put(3, valueWrittenConcurrently(3, 3));
             IncrementalRemoteKeyedStateHandle fifth = harness.checkpointThatNeverCompletes(5);
             assertThat(placeholders(fifth))
                     .containsAll(ownSegments(written.third))
@@ -564,24 +564,24 @@ class CompactionTest {
         SharedStateRegistry registry = BackendHarness.newRegistry();
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             rewriteEveryKey(harness, 1, 1);
-            harness.put(0, writtenConcurrently(0, 4));
+            harness.put(0, valueWrittenConcurrently(0, 4));
             RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
-            harness.put(1, writtenConcurrently(1, 4));
+            harness.put(1, valueWrittenConcurrently(1, 4));
             RunnableFuture<SnapshotResult<KeyedStateHandle>> third = harness.snapshot(3);
             IncrementalRemoteKeyedStateHandle secondHandle = BackendHarness.written(second);
             harness.acknowledge(BackendHarness.written(third), 3);
             harness.confirm(secondHandle, 2);
-            harness.put(2, writtenConcurrently(2, 4));
+            harness.put(2, valueWrittenConcurrently(2, 4));
             IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
             List<String> writtenByFourth = ownSegments(fourth);
             harness.acknowledge(fourth, 4);
             harness.complete(3);
-            harness.put(3, writtenConcurrently(3, 4));
+            harness.put(3, valueWrittenConcurrently(3, 4));
             IncrementalRemoteKeyedStateHandle fifth = harness.checkpointThatNeverCompletes(5);
             List<String> writtenByFifth = ownSegments(fifth);
             harness.acknowledge(fifth, 5);
             harness.complete(4);
-            harness.put(4, writtenConcurrently(4, 4));
+            harness.put(4, valueWrittenConcurrently(4, 4));
             IncrementalRemoteKeyedStateHandle sixth = harness.checkpointThatNeverCompletes(6);
             assertThat(placeholders(sixth)).containsAll(writtenByFifth);
             assertThat(segmentNames(sixth)).doesNotContainAnyElementsOf(writtenByFourth);
@@ -590,7 +590,7 @@ class CompactionTest {
             harness.acknowledge(sixth, 6);
             harness.complete(6);
             BackendHarness.assertRestores(
-                    stateBackend, registry, sixth, KEYS, key -> writtenConcurrently(key, 4));
+                    stateBackend, registry, sixth, KEYS, key -> valueWrittenConcurrently(key, 4));
             assertFollowedAndRestored(harness, stateBackend, registry, sixth, fullBefore + 1, 4);
         }
     }
@@ -610,7 +610,7 @@ class CompactionTest {
             harness.confirm(written.fourth, 4);
             assertThat(harness.backend.compactionWaits()).isTrue();
             BackendHarness.assertRestores(
-                    stateBackend, registry, written.fourth, KEYS, key -> writtenConcurrently(key, 2));
+                    stateBackend, registry, written.fourth, KEYS, key -> valueWrittenConcurrently(key, 2));
             long fullBefore = harness.backend.fullBatches();
             assertFollowedAndRestored(
                     harness, stateBackend, registry, written.fourth, fullBefore + 1, 2);
@@ -641,7 +641,7 @@ class CompactionTest {
                     .containsExactlyInAnyOrderElementsOf(segmentPaths(last));
         }
         BackendHarness.assertRestores(
-                stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, 2));
+                stateBackend, registry, last, KEYS, key -> valueWrittenConcurrently(key, 2));
     }
 
     /**
@@ -651,14 +651,14 @@ class CompactionTest {
      */
     private ConcurrentCheckpoints checkpointConcurrentCheckpoints(BackendHarness harness) throws Exception {
         rewriteEveryKey(harness, 1, 1);
-        harness.put(0, writtenConcurrently(0, 2));
+        harness.put(0, valueWrittenConcurrently(0, 2));
         RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
-        harness.put(1, writtenConcurrently(1, 2));
+        harness.put(1, valueWrittenConcurrently(1, 2));
         IncrementalRemoteKeyedStateHandle third = BackendHarness.written(harness.snapshot(3));
         IncrementalRemoteKeyedStateHandle secondHandle = BackendHarness.written(second);
         List<String> writtenBySecond = ownSegments(secondHandle);
         harness.confirm(secondHandle, 2);
-        harness.put(2, writtenConcurrently(2, 2));
+        harness.put(2, valueWrittenConcurrently(2, 2));
         IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
         assertThat(placeholders(fourth)).containsAll(ownSegments(third));
         assertThat(segmentNames(fourth)).doesNotContainAnyElementsOf(writtenBySecond);
@@ -730,11 +730,11 @@ class CompactionTest {
                 harness.assertIndexDescribesTheLog(stateBackend, completed);
         assertThat(harness.backend.fullBatches()).as("full batches").isEqualTo(fullBatches);
         BackendHarness.assertRestores(
-                stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, lastKey));
+                stateBackend, registry, last, KEYS, key -> valueWrittenConcurrently(key, lastKey));
     }
 
     /** The value of {@code key} once keys 0 to {@code last} were written concurrently. */
-    private static Long writtenConcurrently(int key, int last) {
+    private static Long valueWrittenConcurrently(int key, int last) {
         return key <= last ? (long) key + 2 : (long) key * 1000 + 1;
     }
 
@@ -806,7 +806,7 @@ class CompactionTest {
                                 RunnableFuture<SnapshotResult<KeyedStateHandle>> takerPhase =
                                         harness.snapshot(
                                                 id,
-                                                runningFirst(
+                                                streamsRunningFirst(
                                                         () ->
                                                                 listedMeanwhile.add(
                                                                         BackendHarness.written(
@@ -943,11 +943,11 @@ class CompactionTest {
     private static IncrementalRemoteKeyedStateHandle writtenWhileListed(
             BackendHarness harness, int id, ThrowingRunnable<Exception> meanwhile)
             throws Exception {
-        return BackendHarness.written(harness.snapshot(id, runningFirst(meanwhile)));
+        return BackendHarness.written(harness.snapshot(id, streamsRunningFirst(meanwhile)));
     }
 
     /** Streams in memory; {@code first} runs as the first one is opened (a manifest's). */
-    private static CheckpointStreamFactory runningFirst(ThrowingRunnable<Exception> first) {
+    private static CheckpointStreamFactory streamsRunningFirst(ThrowingRunnable<Exception> first) {
         return new MemCheckpointStreamFactory(Integer.MAX_VALUE) {
             private boolean ran;
 

@@ -94,8 +94,8 @@ class TurnoverCheckpointTest {
             assertThat(harness.backend.fullBatches()).isEqualTo(2);
             assertThat(fourth.getCheckpointedSize()).isLessThan(third.getCheckpointedSize() / 10);
         }
-        assertRestores(stateBackend, registry, third, key -> afterLaterWrites(key, 3));
-        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, registry, third, key -> valueAfterLaterWrites(key, 3));
+        assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -124,8 +124,8 @@ class TurnoverCheckpointTest {
             assertThat(harness.backend.fullBatches()).isEqualTo(1);
             assertThat(fourth.getCheckpointedSize()).isLessThan(full.getCheckpointedSize() / 10);
         }
-        assertRestores(stateBackend, registry, third, key -> afterLaterWrites(key, 3));
-        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, registry, third, key -> valueAfterLaterWrites(key, 3));
+        assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -151,8 +151,8 @@ class TurnoverCheckpointTest {
             fourth = harness.checkpoint(4);
             assertThat(harness.backend.fullBatches()).isEqualTo(2);
         }
-        assertRestores(stateBackend, registry, third, key -> afterLaterWrites(key, 3));
-        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, registry, third, key -> valueAfterLaterWrites(key, 3));
+        assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -177,7 +177,7 @@ class TurnoverCheckpointTest {
             fourth = harness.checkpoint(4);
             assertThat(harness.backend.fullBatches()).isEqualTo(2);
         }
-        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -209,7 +209,7 @@ class TurnoverCheckpointTest {
             fifth = harness.checkpoint(5);
             assertThat(harness.backend.fullBatches()).isEqualTo(2);
         }
-        assertRestores(stateBackend, registry, fifth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, registry, fifth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -246,7 +246,7 @@ class TurnoverCheckpointTest {
                 key ->
                         key < FIRST_KEYS + removed
                                 ? null
-                                : key == FIRST_KEYS + NEW_KEYS - 1 ? 4L : afterTurnOver(key));
+                                : key == FIRST_KEYS + NEW_KEYS - 1 ? 4L : valueAfterTurnOver(key));
     }
 
     /**
@@ -477,7 +477,7 @@ class TurnoverCheckpointTest {
         }
     }
 
-    private Long afterTurnOver(int key) {
+    private Long valueAfterTurnOver(int key) {
         return key < FIRST_KEYS ? null : (long) -key;
     }
 
@@ -485,14 +485,14 @@ class TurnoverCheckpointTest {
      * The value after the turnover and, up to checkpoint {@code upTo}, key FIRST_KEYS written as 3
      * at checkpoint 3 and key FIRST_KEYS + 1 as 4 at checkpoint 4.
      */
-    private Long afterLaterWrites(int key, long upTo) {
+    private Long valueAfterLaterWrites(int key, long upTo) {
         if (key == FIRST_KEYS && upTo >= 3) {
             return 3L;
         }
         if (key == FIRST_KEYS + 1 && upTo >= 4) {
             return 4L;
         }
-        return afterTurnOver(key);
+        return valueAfterTurnOver(key);
     }
 
     /**
@@ -540,7 +540,8 @@ class TurnoverCheckpointTest {
             run.second = second.getCheckpointedSize();
             run.fullBatches = harness.backend.fullBatches();
         }
-        run.restoredBytes = assertRestores(stateBackend, registry, second, this::afterTurnOver);
+        run.restoredBytes =
+                assertRestores(stateBackend, registry, second, this::valueAfterTurnOver);
         return run;
     }
 
