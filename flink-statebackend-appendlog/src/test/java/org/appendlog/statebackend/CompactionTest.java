@@ -10,16 +10,15 @@ import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocal
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
 import org.apache.flink.util.function.ThrowingRunnable;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,7 +33,6 @@ import java.util.Set;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -44,7 +42,7 @@ class CompactionTest {
 
     private static final int KEYS = 10_000;
 
-    @TempDir Path logDir;
+    @RegisterExtension final BackendFixture fixture = new BackendFixture();
 
     /**
      * Records stored raw: the scenarios here are built on where segments roll and on byte
@@ -86,12 +84,11 @@ class CompactionTest {
         Configuration config = new Configuration();
         config.set(AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO, minDirtyRatio);
         config.set(AppendLogOptions.COMPRESSION, compression);
-        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         config.setString(AppendLogOptions.SEGMENT_SIZE.key(), segmentSize);
         config.setString(
                 AppendLogOptions.COMPACTION_IO_RATE_LIMIT.key(), compactionIoRateLimit);
         config.set(AppendLogOptions.COMPACTION_ENABLED, compaction);
-        return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+        return fixture.backend(config);
     }
 
     /** Rewrites every key once per checkpoint; returns the last checkpoint. */
@@ -131,24 +128,21 @@ class CompactionTest {
 
     private long restoreAndCheck(
             AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
             IncrementalRemoteKeyedStateHandle handle,
             int checkpoint)
             throws Exception {
-        return restoreAndCheck(stateBackend, registry, handle, checkpoint, checkpoint);
+        return restoreAndCheck(stateBackend, handle, checkpoint, checkpoint);
     }
 
     /** Checks that even keys were last written in {@code even}, odd ones in {@code odd}. */
     private long restoreAndCheck(
             AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
             IncrementalRemoteKeyedStateHandle handle,
             int even,
             int odd)
             throws Exception {
         int checkpoint = Math.max(even, odd);
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, handle)) {
             for (int key = 0; key < KEYS; key++) {
                 assertThat(restored.get(key))
                         .as("key %d", key)
@@ -170,17 +164,15 @@ class CompactionTest {
     @Test
     void compactionBoundsWhatARestoreReads() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         long compactions;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             last = rewriteEveryKey(harness, 1, 200);
             compactions = harness.backend.compactor() == null ? 0 : passes(harness);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
         }
         assertThat(compactions).isPositive();
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(last))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, last)) {
             double ratio =
                     (double) restored.backend.restoredBytes() / restored.backend.index().liveBytes();
             System.out.printf("compaction on: restore read %.2fx the live bytes%n", ratio);
@@ -199,16 +191,15 @@ class CompactionTest {
     @Test
     void segmentsWithoutALiveRecordAreReplacedUnread() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             last = rewriteEveryKey(harness, 1, 30);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
             assertThat(passes(harness)).isGreaterThanOrEqualTo(5);
             assertThat(harness.backend.compactor().bytesRead()).as("bytes passes read").isZero();
         }
         assertThat(handleBatches(last)).as("segments the last checkpoint lists").isEqualTo(1);
-        restoreAndCheck(stateBackend, registry, last, 30);
+        restoreAndCheck(stateBackend, last, 30);
     }
 
     /**
@@ -221,9 +212,8 @@ class CompactionTest {
     void theIndexCountsTheLiveBytesOfRunsWrittenWhileCheckpointsComplete(
             BatchCompression compression) throws Exception {
         AppendLogStateBackend stateBackend = backend(true, compression);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last = null;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             // The odd keys, written once, stay live in the runs that compaction copies them to.
             write(harness, 1, 1);
             harness.checkpoint(1);
@@ -245,12 +235,11 @@ class CompactionTest {
         // Keys written once and never again keep their segments live and uncompacted: those
         // hold older records of every key group, so tombstones must be copied into the runs.
         AppendLogStateBackend stateBackend = backend(true, compression);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         Map<Integer, Long> expected = new HashMap<>();
         Random random = new Random(3);
         IncrementalRemoteKeyedStateHandle last = null;
         long compactions;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = KEYS; key < 2 * KEYS; key++) {
                 harness.put(key, key);
                 expected.put(key, (long) key);
@@ -275,8 +264,7 @@ class CompactionTest {
         }
         assertThat(compactions).isPositive();
         assertThat(expected.size()).isBetween(KEYS + KEYS / 2, 2 * KEYS - 1);
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(last))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, last)) {
             for (int key = 0; key < 2 * KEYS; key++) {
                 assertThat(restored.get(key)).as("key %d", key).isEqualTo(expected.get(key));
             }
@@ -291,37 +279,34 @@ class CompactionTest {
      */
     @Test
     void aLogOfBothFormatsIsCompactedAndRestored() throws Exception {
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         AppendLogStateBackend raw = backend(true, BatchCompression.NONE);
         AppendLogStateBackend lz4 = backend(true, BatchCompression.LZ4);
         IncrementalRemoteKeyedStateHandle third;
-        try (BackendHarness harness = BackendHarness.open(raw, registry)) {
+        try (BackendHarness harness = fixture.open(raw)) {
             third = rewriteEveryKey(harness, 1, 3);
         }
         IncrementalRemoteKeyedStateHandle last;
         long passes;
-        try (BackendHarness harness =
-                BackendHarness.restore(lz4, registry, Collections.singletonList(third))) {
+        try (BackendHarness harness = fixture.restore(lz4, third)) {
             last = rewriteEvenKeys(harness, 4, 20);
             passes = passes(harness);
         }
         assertThat(passes).as("compaction passes over the log of both formats").isPositive();
-        restoreAndCheck(raw, registry, last, 23, 3);
-        restoreAndCheck(lz4, registry, last, 23, 3);
+        restoreAndCheck(raw, last, 23, 3);
+        restoreAndCheck(lz4, last, 23, 3);
     }
 
     @Test
     void withoutCompactionRestoresGrowWithEveryCheckpoint() throws Exception {
         AppendLogStateBackend stateBackend = backend(false);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle after50;
         IncrementalRemoteKeyedStateHandle after200;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             after50 = rewriteEveryKey(harness, 1, 50);
             after200 = rewriteEveryKey(harness, 51, 150);
         }
-        long ratio50 = restoreAndCheck(stateBackend, registry, after50, 50);
-        long ratio200 = restoreAndCheck(stateBackend, registry, after200, 200);
+        long ratio50 = restoreAndCheck(stateBackend, after50, 50);
+        long ratio200 = restoreAndCheck(stateBackend, after200, 200);
         assertThat(ratio50).isGreaterThanOrEqualTo(45);
         assertThat(ratio200).isGreaterThanOrEqualTo(190);
     }
@@ -329,14 +314,15 @@ class CompactionTest {
     @Test
     void aFailureWhileWritingTheRunLeavesTheLogAsItWas() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             rewriteEveryKey(harness, 1, 1);
             // Occupy the path of every run this backend could write (any floor the checkpoints
             // below may leave in its name): creating it fails.
-            String prefix = segmentFiles().get(0).getFileName().toString().replaceAll("-c\\d+-\\d{6}\\.seg$", "");
-            Path dir = segmentFiles().get(0).getParent();
+            Path first = fixture.segmentFiles().get(0);
+            String prefix =
+                    first.getFileName().toString().replaceAll("-c\\d+-\\d{6}\\.seg$", "");
+            Path dir = first.getParent();
             for (int floor = 1; floor <= 25; floor++) {
                 for (int run = 0; run < 50; run++) {
                     Files.createDirectory(
@@ -346,16 +332,15 @@ class CompactionTest {
             last = rewriteEvenKeys(harness, 2, 20);
             assertThat(passes(harness)).isZero();
         }
-        restoreAndCheck(stateBackend, registry, last, 21, 1);
+        restoreAndCheck(stateBackend, last, 21, 1);
     }
 
     @Test
     void aCrashBetweenRunAndCompletedCheckpointLosesNothing() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle completed;
         IncrementalRemoteKeyedStateHandle usingRun;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             rewriteEveryKey(harness, 1, 1);
             completed = rewriteEvenKeys(harness, 2, 9);
             assertThat(passes(harness)).isPositive();
@@ -364,11 +349,11 @@ class CompactionTest {
             usingRun = harness.checkpointThatNeverCompletes(11);
             assertThat(segmentNames(usingRun)).anyMatch(name -> name.contains("-run-"));
         }
-        restoreAndCheck(stateBackend, registry, completed, 10, 1);
+        restoreAndCheck(stateBackend, completed, 10, 1);
         // Had checkpoint 11 completed at the JobManager before the task died, the JobManager
         // would have registered it, replacing the placeholders of the segments it shares.
-        registry.registerAll(Collections.singletonList(usingRun), 11);
-        restoreAndCheck(stateBackend, registry, usingRun, 11);
+        fixture.registry().registerAll(Collections.singletonList(usingRun), 11);
+        restoreAndCheck(stateBackend, usingRun, 11);
     }
 
     /**
@@ -380,10 +365,9 @@ class CompactionTest {
     @Test
     void aRunWhoseFirstCheckpointWasAbortedIsNotReferredToAgain() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int id;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             taken.abortAndDiscard(harness);
 
@@ -391,13 +375,13 @@ class CompactionTest {
             last = checkpointAfter(harness, taken);
             assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
             harness.confirm(last, id);
-            restoreAndCheck(stateBackend, registry, last, id, 1);
+            restoreAndCheck(stateBackend, last, id, 1);
 
             long passesBefore = passes(harness);
             last = rewriteEvenKeys(harness, id + 1, 10);
             assertThat(passes(harness)).isGreaterThan(passesBefore);
         }
-        restoreAndCheck(stateBackend, registry, last, id + 10, 1);
+        restoreAndCheck(stateBackend, last, id + 10, 1);
     }
 
     /**
@@ -409,10 +393,9 @@ class CompactionTest {
     @Test
     void aCheckpointListingTheRunOfADiscardedCheckpointIsRefused() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int id;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             id = taken.checkpointId + 1;
             IncrementalRemoteKeyedStateHandle next = checkpointAfter(harness, taken);
@@ -421,7 +404,7 @@ class CompactionTest {
                     .containsAll(taken.runs);
 
             taken.abortAndDiscard(harness);
-            assertThat(segmentFiles())
+            assertThat(fixture.segmentFiles())
                     .as("segments on disk")
                     .noneMatch(file -> taken.runs.contains(file.getFileName().toString()));
             assertThatThrownBy(() -> harness.acknowledge(next, id))
@@ -433,7 +416,7 @@ class CompactionTest {
             last = harness.checkpoint(id + 1);
             assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
         }
-        restoreAndCheck(stateBackend, registry, last, id + 1, 1);
+        restoreAndCheck(stateBackend, last, id + 1, 1);
     }
 
     /**
@@ -449,11 +432,10 @@ class CompactionTest {
     void aPassDuringWhichACheckpointCompletedIntoACompactedSegmentLosesNothing() throws Exception {
         // Passes read at 2 MB/s, so that 5 completes while the pass over 4's log runs.
         AppendLogStateBackend stateBackend = backend(true, "600kb", "2mb");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int id = 4;
         int next;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             IncrementalRemoteKeyedStateHandle third = rewriteEveryKey(harness, 1, id - 1);
             IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(id);
             write(harness, id + 1, 1);
@@ -478,7 +460,7 @@ class CompactionTest {
             last = rewriteEvenKeys(harness, next, 10);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
         }
-        restoreAndCheck(stateBackend, registry, last, next + 9, id + 1);
+        restoreAndCheck(stateBackend, last, next + 9, id + 1);
     }
 
     /**
@@ -493,8 +475,7 @@ class CompactionTest {
     void aCheckpointCompletedConcurrentCheckpointsThanTheLastMakesTheNextOneFull() throws Exception {
         // Every batch fills a segment of its own.
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written = fourthOnTheCompletedLog(harness, () -> {}, () -> {});
             // Before the registry swaps the registered handles in for the placeholders.
             List<String> writtenByThird = ownSegments(written.third);
@@ -509,9 +490,8 @@ class CompactionTest {
                     harness.assertIndexDescribesTheLog(stateBackend, written.fourth);
             assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
             assertThat(harness.get(0)).isEqualTo(2L);
-            BackendHarness.assertRestores(
+            fixture.assertRestores(
                     stateBackend,
-                    registry,
                     last,
                     KEYS,
                     key -> key == 0 ? 2L : (long) key * 1000 + 1);
@@ -529,8 +509,7 @@ class CompactionTest {
     void checkpointsListTheLogOfAnEarlierOneThatHoldsTheChangesOfTheCompletedLog()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
             harness.put(3, valueWrittenConcurrently(3, 3));
             IncrementalRemoteKeyedStateHandle fifth = harness.checkpointThatNeverCompletes(5);
@@ -545,7 +524,7 @@ class CompactionTest {
             harness.acknowledge(fifth, 5);
             harness.complete(4);
             harness.complete(5);
-            assertFollowedAndRestored(harness, stateBackend, registry, fifth, fullBefore, 3);
+            assertFollowedAndRestored(harness, stateBackend, fifth, fullBefore, 3);
         }
     }
 
@@ -561,8 +540,7 @@ class CompactionTest {
     void aCheckpointListsALogWhoseBatchesTogetherCarryTheChangesOfTheCompletedOne()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             rewriteEveryKey(harness, 1, 1);
             harness.put(0, valueWrittenConcurrently(0, 4));
             RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
@@ -589,9 +567,9 @@ class CompactionTest {
             harness.complete(5);
             harness.acknowledge(sixth, 6);
             harness.complete(6);
-            BackendHarness.assertRestores(
-                    stateBackend, registry, sixth, KEYS, key -> valueWrittenConcurrently(key, 4));
-            assertFollowedAndRestored(harness, stateBackend, registry, sixth, fullBefore + 1, 4);
+            fixture.assertRestores(
+                    stateBackend, sixth, KEYS, key -> valueWrittenConcurrently(key, 4));
+            assertFollowedAndRestored(harness, stateBackend, sixth, fullBefore + 1, 4);
         }
     }
 
@@ -603,17 +581,15 @@ class CompactionTest {
     void aCheckpointOnTheLogOfAnEarlierOneThatCompletesFirstMakesTheNextOneFull()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
             harness.acknowledge(written.third, 3);
             harness.confirm(written.fourth, 4);
             assertThat(harness.backend.compactionWaits()).isTrue();
-            BackendHarness.assertRestores(
-                    stateBackend, registry, written.fourth, KEYS, key -> valueWrittenConcurrently(key, 2));
+            fixture.assertRestores(
+                    stateBackend, written.fourth, KEYS, key -> valueWrittenConcurrently(key, 2));
             long fullBefore = harness.backend.fullBatches();
-            assertFollowedAndRestored(
-                    harness, stateBackend, registry, written.fourth, fullBefore + 1, 2);
+            assertFollowedAndRestored(harness, stateBackend, written.fourth, fullBefore + 1, 2);
         }
     }
 
@@ -625,9 +601,8 @@ class CompactionTest {
     @Test
     void aCheckpointOnTheLogOfAnEarlierOneThatIsDiscardedIsRefused() throws Exception {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
             written.third.discardState();
             harness.backend.notifyCheckpointAborted(3);
@@ -636,12 +611,11 @@ class CompactionTest {
                     .hasMessageContaining("Attempt to reference unknown state");
             harness.backend.notifyCheckpointAborted(4);
             last = harness.checkpoint(5);
-            assertThat(segmentFiles().stream().map(p -> p.toUri().getPath()))
+            assertThat(fixture.segmentFiles().stream().map(p -> p.toUri().getPath()))
                     .as("segments on disk once checkpoint 5 completed")
                     .containsExactlyInAnyOrderElementsOf(segmentPaths(last));
         }
-        BackendHarness.assertRestores(
-                stateBackend, registry, last, KEYS, key -> valueWrittenConcurrently(key, 2));
+        fixture.assertRestores(stateBackend, last, KEYS, key -> valueWrittenConcurrently(key, 2));
     }
 
     /**
@@ -718,10 +692,9 @@ class CompactionTest {
      * {@code fullBatches} full batches by then, and that the last checkpoint restores keys 0 to
      * {@code lastKey} as written concurrently.
      */
-    private static void assertFollowedAndRestored(
+    private void assertFollowedAndRestored(
             BackendHarness harness,
             AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
             IncrementalRemoteKeyedStateHandle completed,
             long fullBatches,
             int lastKey)
@@ -729,8 +702,8 @@ class CompactionTest {
         IncrementalRemoteKeyedStateHandle last =
                 harness.assertIndexDescribesTheLog(stateBackend, completed);
         assertThat(harness.backend.fullBatches()).as("full batches").isEqualTo(fullBatches);
-        BackendHarness.assertRestores(
-                stateBackend, registry, last, KEYS, key -> valueWrittenConcurrently(key, lastKey));
+        fixture.assertRestores(
+                stateBackend, last, KEYS, key -> valueWrittenConcurrently(key, lastKey));
     }
 
     /** The value of {@code key} once keys 0 to {@code last} were written concurrently. */
@@ -751,9 +724,8 @@ class CompactionTest {
     void aRunDroppedWhileItsCheckpointWritesIsLeftToThatCheckpoint() throws Exception {
         // Every batch fills a segment of its own; 1's segment is compacted once half dead.
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0", BatchCompression.NONE, 0.2);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written =
                     fourthOnTheCompletedLog(
                             harness, () -> write(harness, 3, 2), harness::awaitCompaction);
@@ -775,11 +747,11 @@ class CompactionTest {
             write(harness, 6, 2);
             last = harness.checkpoint(6);
             assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
-            assertThat(segmentFiles())
+            assertThat(fixture.segmentFiles())
                     .as("segments on disk once checkpoint 6 completed")
                     .noneMatch(file -> file.getFileName().toString().contains("-run-"));
         }
-        restoreAndCheck(stateBackend, registry, last, 6, 1);
+        restoreAndCheck(stateBackend, last, 6, 1);
     }
 
     /**
@@ -792,10 +764,9 @@ class CompactionTest {
     @Test
     void aCompletedCheckpointWithoutTheRunItsPredecessorTookUpLosesNothing() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int from;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             AtomicReference<RunnableFuture<SnapshotResult<KeyedStateHandle>>> nextPhase =
                     new AtomicReference<>();
             List<IncrementalRemoteKeyedStateHandle> listedMeanwhile = new ArrayList<>();
@@ -838,7 +809,7 @@ class CompactionTest {
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
         }
         // The odd keys, written once at checkpoint 1, went through the passes after.
-        restoreAndCheck(stateBackend, registry, last, from + 19, 1);
+        restoreAndCheck(stateBackend, last, from + 19, 1);
     }
 
     /**
@@ -849,9 +820,8 @@ class CompactionTest {
     @Test
     void compactionGoesOnWhenTheCheckpointThatTookUpARunIsSubsumed() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             harness.acknowledge(taken.handle, taken.checkpointId);
             int from = taken.checkpointId + 1;
@@ -868,7 +838,7 @@ class CompactionTest {
             assertThat(passes(harness)).isGreaterThan(passesBefore);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
             // The odd keys, written once, went through the run and the passes after.
-            restoreAndCheck(stateBackend, registry, last, from + 20, 1);
+            restoreAndCheck(stateBackend, last, from + 20, 1);
         }
     }
 
@@ -973,10 +943,9 @@ class CompactionTest {
     @Test
     void aPassKeepsTheRecordsThatALaterCheckpointWroteAgainBeforeItWasAborted() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int id = 4;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             rewriteEveryKey(harness, 1, id - 1);
             write(harness, id, 1);
             IncrementalRemoteKeyedStateHandle completing = harness.checkpointThatNeverCompletes(id);
@@ -991,38 +960,31 @@ class CompactionTest {
             // Carries what changed after checkpoint 4: nothing.
             last = harness.checkpoint(id + 2);
         }
-        restoreAndCheck(stateBackend, registry, last, id);
+        restoreAndCheck(stateBackend, last, id);
     }
 
     @Test
     void noSegmentOutlivesTheCheckpointsThatReferToIt() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             last = rewriteEveryKey(harness, 1, 60);
         }
         // While the last checkpoint is retained, exactly its segments are on disk.
         Set<String> referenced = segmentPaths(last);
         Set<String> onDisk =
-                segmentFiles().stream().map(p -> p.toUri().getPath()).collect(Collectors.toSet());
+                fixture.segmentFiles().stream()
+                        .map(p -> p.toUri().getPath())
+                        .collect(Collectors.toSet());
         assertThat(onDisk).isEqualTo(referenced);
 
         // The job finishes: its checkpoints are discarded, and with them every segment.
-        registry.unregisterUnusedState(Long.MAX_VALUE);
-        assertThat(segmentFiles()).isEmpty();
+        fixture.registry().unregisterUnusedState(Long.MAX_VALUE);
+        assertThat(fixture.segmentFiles()).isEmpty();
     }
 
     private static long passes(BackendHarness harness) {
         return harness.backend.compactor().passes();
-    }
-
-    private List<Path> segmentFiles() throws IOException {
-        try (Stream<Path> files = Files.walk(logDir)) {
-            return files.filter(p -> p.toString().endsWith(".seg") && Files.isRegularFile(p))
-                    .sorted()
-                    .collect(Collectors.toList());
-        }
     }
 
     /**
