@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * {@link SharedStateRegistry} standing in for the JobManager's, and backends writing their log
  * there; the directory is deleted after the test. Register it with {@code @RegisterExtension}.
  */
-final class BackendFixture implements BeforeEachCallback, AfterEachCallback {
+public final class BackendFixture implements BeforeEachCallback, AfterEachCallback {
 
     private Path logDir;
     private SharedStateRegistry registry;
@@ -41,35 +41,35 @@ final class BackendFixture implements BeforeEachCallback, AfterEachCallback {
         FileUtils.deleteDirectory(logDir.toFile());
     }
 
-    SharedStateRegistry registry() {
+    public SharedStateRegistry registry() {
         return registry;
     }
 
     /** A backend with the default options, its log in the test's directory. */
-    AppendLogStateBackend backend() {
+    public AppendLogStateBackend backend() {
         return backend(new Configuration());
     }
 
     /** A backend with {@code options}, its log in the test's directory. */
-    AppendLogStateBackend backend(Configuration options) {
+    public AppendLogStateBackend backend(Configuration options) {
         Configuration config = new Configuration(options);
         config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
     }
 
     /** A harness on an empty backend of {@code stateBackend}. */
-    BackendHarness open(AppendLogStateBackend stateBackend) throws Exception {
+    public BackendHarness open(AppendLogStateBackend stateBackend) throws Exception {
         return BackendHarness.open(stateBackend, registry);
     }
 
     /** A harness on a backend of {@code stateBackend} restored from {@code handle}. */
-    BackendHarness restore(AppendLogStateBackend stateBackend, KeyedStateHandle handle)
+    public BackendHarness restore(AppendLogStateBackend stateBackend, KeyedStateHandle handle)
             throws Exception {
         return BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle));
     }
 
     /** {@link BackendHarness#assertRestores} with the test's registry. */
-    long assertRestores(
+    public long assertRestores(
             AppendLogStateBackend stateBackend,
             IncrementalRemoteKeyedStateHandle handle,
             int keys,
@@ -79,7 +79,7 @@ final class BackendFixture implements BeforeEachCallback, AfterEachCallback {
     }
 
     /** The segment files in the log directory, sorted by path. */
-    List<Path> segmentFiles() throws IOException {
+    public List<Path> segmentFiles() throws IOException {
         try (Stream<Path> files = Files.walk(logDir)) {
             return files.filter(p -> p.toString().endsWith(".seg") && Files.isRegularFile(p))
                     .sorted()
@@ -88,7 +88,7 @@ final class BackendFixture implements BeforeEachCallback, AfterEachCallback {
     }
 
     /** The bytes of all segment files in the log directory. */
-    long segmentBytes() throws IOException {
+    public long segmentBytes() throws IOException {
         long bytes = 0;
         for (Path segment : segmentFiles()) {
             bytes += Files.size(segment);

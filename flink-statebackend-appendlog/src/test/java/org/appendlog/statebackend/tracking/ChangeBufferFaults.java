@@ -4,12 +4,12 @@ package org.appendlog.statebackend.tracking;
  * Makes deduplicating a change buffer fail, as running out of memory while growing a table would:
  * a record whose key length points past its chunk.
  */
-public final class ChangeBufferFaults {
+final class ChangeBufferFaults {
 
     private ChangeBufferFaults() {}
 
     /** Appends a malformed record to the buffer of {@code tracker}. */
-    public static void appendMalformedRecord(ChangeTracker tracker) {
+    static void appendMalformedRecord(ChangeTracker tracker) {
         appendMalformedRecord(tracker.buffer());
     }
 

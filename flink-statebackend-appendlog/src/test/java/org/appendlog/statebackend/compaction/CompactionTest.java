@@ -1,5 +1,9 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.compaction;
 
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendFixture;
+import org.appendlog.statebackend.BackendHarness;
 import org.appendlog.statebackend.log.BatchCompression;
 
 import org.apache.flink.configuration.Configuration;
@@ -148,8 +152,8 @@ class CompactionTest {
                         .as("key %d", key)
                         .isEqualTo((long) key * 1000 + (key % 2 == 0 ? even : odd));
             }
-            long live = restored.backend.index().liveBytes();
-            long read = restored.backend.restoredBytes();
+            long live = restored.index().liveBytes();
+            long read = restored.restoredBytes();
             System.out.printf(
                     "restore of checkpoint %d read %d record bytes for %d live bytes (%.2fx), %d batches%n",
                     checkpoint, read, live, (double) read / live, handleBatches(handle));
@@ -168,13 +172,13 @@ class CompactionTest {
         long compactions;
         try (BackendHarness harness = fixture.open(stateBackend)) {
             last = rewriteEveryKey(harness, 1, 200);
-            compactions = harness.backend.compactor() == null ? 0 : passes(harness);
+            compactions = harness.compactor() == null ? 0 : passes(harness);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
         }
         assertThat(compactions).isPositive();
         try (BackendHarness restored = fixture.restore(stateBackend, last)) {
             double ratio =
-                    (double) restored.backend.restoredBytes() / restored.backend.index().liveBytes();
+                    (double) restored.restoredBytes() / restored.index().liveBytes();
             System.out.printf("compaction on: restore read %.2fx the live bytes%n", ratio);
             assertThat(ratio).isLessThanOrEqualTo(2.5);
             for (int key = 0; key < KEYS; key++) {
@@ -196,7 +200,7 @@ class CompactionTest {
             last = rewriteEveryKey(harness, 1, 30);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
             assertThat(passes(harness)).isGreaterThanOrEqualTo(5);
-            assertThat(harness.backend.compactor().bytesRead()).as("bytes passes read").isZero();
+            assertThat(harness.compactor().bytesRead()).as("bytes passes read").isZero();
         }
         assertThat(handleBatches(last)).as("segments the last checkpoint lists").isEqualTo(1);
         restoreAndCheck(stateBackend, last, 30);
@@ -268,7 +272,7 @@ class CompactionTest {
             for (int key = 0; key < 2 * KEYS; key++) {
                 assertThat(restored.get(key)).as("key %d", key).isEqualTo(expected.get(key));
             }
-            assertThat(restored.backend.index().liveEntries()).isEqualTo(expected.size());
+            assertThat(restored.index().liveEntries()).isEqualTo(expected.size());
         }
     }
 
@@ -449,7 +453,7 @@ class CompactionTest {
             harness.complete(id + 1);
             harness.awaitCompaction();
             assertThat(passes(harness)).as("passes over 4's log").isGreaterThan(passesBefore);
-            assertThat(harness.backend.compactionWaits())
+            assertThat(harness.compactionWaits())
                     .as("the pass's result waits for the next checkpoint")
                     .isTrue();
             // Settling takes checkpoints without changes: the first to take the result up.
@@ -483,12 +487,12 @@ class CompactionTest {
             assertThat(segmentNames(written.fourth)).doesNotContainAnyElementsOf(writtenByThird);
             harness.acknowledge(written.fourth, 4);
             harness.complete(3);
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             harness.complete(4);
-            assertThat(harness.backend.compactionWaits()).isTrue();
+            assertThat(harness.compactionWaits()).isTrue();
             IncrementalRemoteKeyedStateHandle last =
                     harness.assertIndexDescribesTheLog(stateBackend, written.fourth);
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
+            assertThat(harness.fullBatches()).isEqualTo(fullBefore + 1);
             assertThat(harness.get(0)).isEqualTo(2L);
             fixture.assertRestores(
                     stateBackend,
@@ -518,7 +522,7 @@ class CompactionTest {
                     .containsAll(ownSegments(written.fourth));
             assertThat(segmentNames(fifth)).doesNotContainAnyElementsOf(written.secondsOwn);
             harness.acknowledge(written.third, 3);
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             harness.complete(3);
             harness.acknowledge(written.fourth, 4);
             harness.acknowledge(fifth, 5);
@@ -563,7 +567,7 @@ class CompactionTest {
             IncrementalRemoteKeyedStateHandle sixth = harness.checkpointThatNeverCompletes(6);
             assertThat(placeholders(sixth)).containsAll(writtenByFifth);
             assertThat(segmentNames(sixth)).doesNotContainAnyElementsOf(writtenByFourth);
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             harness.complete(5);
             harness.acknowledge(sixth, 6);
             harness.complete(6);
@@ -585,10 +589,10 @@ class CompactionTest {
             ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
             harness.acknowledge(written.third, 3);
             harness.confirm(written.fourth, 4);
-            assertThat(harness.backend.compactionWaits()).isTrue();
+            assertThat(harness.compactionWaits()).isTrue();
             fixture.assertRestores(
                     stateBackend, written.fourth, KEYS, key -> valueWrittenConcurrently(key, 2));
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             assertFollowedAndRestored(harness, stateBackend, written.fourth, fullBefore + 1, 2);
         }
     }
@@ -701,7 +705,7 @@ class CompactionTest {
             throws Exception {
         IncrementalRemoteKeyedStateHandle last =
                 harness.assertIndexDescribesTheLog(stateBackend, completed);
-        assertThat(harness.backend.fullBatches()).as("full batches").isEqualTo(fullBatches);
+        assertThat(harness.fullBatches()).as("full batches").isEqualTo(fullBatches);
         fixture.assertRestores(
                 stateBackend, last, KEYS, key -> valueWrittenConcurrently(key, lastKey));
     }
@@ -733,7 +737,7 @@ class CompactionTest {
             harness.acknowledge(written.fourth, 4);
             harness.complete(3);
             harness.awaitCompaction();
-            assertThat(harness.backend.compactionWaits()).as("a run offered").isTrue();
+            assertThat(harness.compactionWaits()).as("a run offered").isTrue();
 
             write(harness, 5, 2);
             IncrementalRemoteKeyedStateHandle fifth =
@@ -743,10 +747,10 @@ class CompactionTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("Attempt to reference unknown state");
 
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             write(harness, 6, 2);
             last = harness.checkpoint(6);
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
+            assertThat(harness.fullBatches()).isEqualTo(fullBefore + 1);
             assertThat(fixture.segmentFiles())
                     .as("segments on disk once checkpoint 6 completed")
                     .noneMatch(file -> file.getFileName().toString().contains("-run-"));
@@ -796,12 +800,12 @@ class CompactionTest {
             harness.acknowledge(next, id);
             harness.complete(taken.checkpointId);
             harness.awaitCompaction();
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             harness.complete(id);
             harness.awaitCompaction();
             from = (int) harness.assertIndexDescribesTheLog(stateBackend, next)
                     .getCheckpointId() + 1;
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
+            assertThat(harness.fullBatches()).isEqualTo(fullBefore + 1);
 
             long passesBefore = passes(harness);
             last = rewriteEvenKeys(harness, from, 20);
@@ -825,13 +829,13 @@ class CompactionTest {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             harness.acknowledge(taken.handle, taken.checkpointId);
             int from = taken.checkpointId + 1;
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             IncrementalRemoteKeyedStateHandle next = checkpointAfter(harness, taken);
             assertThat(placeholders(next)).containsAll(taken.runs);
             harness.confirm(next, from);
             harness.awaitCompaction();
             harness.assertIndexDescribesTheLog(stateBackend, next);
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore);
+            assertThat(harness.fullBatches()).isEqualTo(fullBefore);
             long passesBefore = passes(harness);
 
             last = rewriteEvenKeys(harness, from + 1, 20);
@@ -885,7 +889,7 @@ class CompactionTest {
         for (int id = 2; id < 40; id++) {
             write(harness, id, 2);
             // A finished pass waits for the next checkpoint to take its run up.
-            if (harness.backend.compactionWaits()) {
+            if (harness.compactionWaits()) {
                 IncrementalRemoteKeyedStateHandle handle = taker.write(id);
                 List<String> runs =
                         ownSegments(handle).stream()
@@ -984,7 +988,7 @@ class CompactionTest {
     }
 
     private static long passes(BackendHarness harness) {
-        return harness.backend.compactor().passes();
+        return harness.compactor().passes();
     }
 
     /**

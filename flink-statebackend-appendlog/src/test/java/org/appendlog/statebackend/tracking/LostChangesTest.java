@@ -1,6 +1,8 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.tracking;
 
-import org.appendlog.statebackend.tracking.ChangeBufferFaults;
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendHarness;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -47,9 +49,9 @@ class LostChangesTest {
         try (BackendHarness harness = openWithFirstCheckpoint()) {
             // As many changes as live entries and one: the barrier counts them exactly.
             putAll(harness, 2);
-            ChangeBufferFaults.appendMalformedRecord(harness.backend.changeTracker());
+            ChangeBufferFaults.appendMalformedRecord(harness.changeTracker());
             second = harness.checkpoint(2);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
         }
         BackendHarness.assertRestores(stateBackend, registry, second, KEYS, key -> 2L);
     }
@@ -63,7 +65,7 @@ class LostChangesTest {
         IncrementalRemoteKeyedStateHandle third;
         try (BackendHarness harness = openWithFirstCheckpoint()) {
             harness.put(6, 2L);
-            ChangeBufferFaults.appendMalformedRecord(harness.backend.changeTracker());
+            ChangeBufferFaults.appendMalformedRecord(harness.changeTracker());
             harness.put(7, 2L);
             RunnableFuture<SnapshotResult<KeyedStateHandle>> failing = harness.snapshot(2);
             failing.run();
@@ -73,7 +75,7 @@ class LostChangesTest {
             harness.backend.notifyCheckpointAborted(2);
             harness.put(8, 3L);
             third = harness.checkpoint(3);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
         }
         BackendHarness.assertRestores(
                 stateBackend, registry, third, KEYS, key -> key == 6 || key == 7 ? 2L : key == 8 ? 3L : 1L);

@@ -1,4 +1,7 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.tracking;
+
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendHarness;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.AggregatingStateDescriptor;

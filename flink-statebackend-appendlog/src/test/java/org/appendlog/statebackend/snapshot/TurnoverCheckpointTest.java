@@ -1,7 +1,8 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.snapshot;
 
-import org.appendlog.statebackend.snapshot.TurnoverDetector;
-import org.appendlog.statebackend.snapshot.TurnoverPattern;
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendHarness;
 import org.appendlog.statebackend.tracking.ChangeTracker;
 
 import org.apache.flink.configuration.Configuration;
@@ -63,7 +64,7 @@ class TurnoverCheckpointTest {
             harness.put(0, 0);
             harness.remove(0);
             harness.checkpoint(2);
-            assertThat(harness.backend.fullBatches()).isZero();
+            assertThat(harness.fullBatches()).isZero();
         }
         assertThat(checkpointTurnover(Double.POSITIVE_INFINITY).fullBatches).isZero();
     }
@@ -85,13 +86,13 @@ class TurnoverCheckpointTest {
             turnOver(harness);
             harness.checkpointThatNeverCompletes(2).discardState();
             harness.backend.notifyCheckpointAborted(2);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             harness.put(FIRST_KEYS, 3);
             third = harness.checkpoint(3);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
             harness.put(FIRST_KEYS + 1, 4);
             fourth = harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
             assertThat(fourth.getCheckpointedSize()).isLessThan(third.getCheckpointedSize() / 10);
         }
         assertRestores(stateBackend, registry, third, key -> valueAfterLaterWrites(key, 3));
@@ -113,7 +114,7 @@ class TurnoverCheckpointTest {
             InFlight inFlight = fullCheckpointAndTheNext(harness);
             IncrementalRemoteKeyedStateHandle full = BackendHarness.written(inFlight.full);
             third = BackendHarness.written(inFlight.next);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             assertThat(third.getCheckpointedSize()).isLessThan(full.getCheckpointedSize() / 10);
             harness.acknowledge(full, 2);
             harness.acknowledge(third, 3);
@@ -121,7 +122,7 @@ class TurnoverCheckpointTest {
             harness.complete(3);
             harness.put(FIRST_KEYS + 1, 4);
             fourth = harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             assertThat(fourth.getCheckpointedSize()).isLessThan(full.getCheckpointedSize() / 10);
         }
         assertRestores(stateBackend, registry, third, key -> valueAfterLaterWrites(key, 3));
@@ -144,12 +145,12 @@ class TurnoverCheckpointTest {
             InFlight inFlight = fullCheckpointAndTheNext(harness);
             harness.acknowledge(BackendHarness.written(inFlight.full), 2);
             third = BackendHarness.written(inFlight.next);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             harness.acknowledge(third, 3);
             harness.complete(3);
             harness.put(FIRST_KEYS + 1, 4);
             fourth = harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
         }
         assertRestores(stateBackend, registry, third, key -> valueAfterLaterWrites(key, 3));
         assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
@@ -168,14 +169,14 @@ class TurnoverCheckpointTest {
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
             InFlight inFlight = fullCheckpointAndTheNext(harness);
             inFlight.next.run();
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             harness.confirm(BackendHarness.written(inFlight.full), 2);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
             harness.backend.notifyCheckpointAborted(3);
             inFlight.next.get().discardState();
             harness.put(FIRST_KEYS + 1, 4);
             fourth = harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
         }
         assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
     }
@@ -205,9 +206,9 @@ class TurnoverCheckpointTest {
             harness.backend.notifyCheckpointAborted(3);
             harness.put(FIRST_KEYS + 1, 4);
             harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
             fifth = harness.checkpoint(5);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
         }
         assertRestores(stateBackend, registry, fifth, key -> valueAfterLaterWrites(key, 4));
     }
@@ -234,8 +235,8 @@ class TurnoverCheckpointTest {
             late.run();
             late.get().discardState();
             harness.backend.notifyCheckpointAborted(2);
-            harness.backend.index().awaitUpdates();
-            assertThat(harness.backend.index().liveEntries()).isEqualTo(NEW_KEYS - removed);
+            harness.index().awaitUpdates();
+            assertThat(harness.index().liveEntries()).isEqualTo(NEW_KEYS - removed);
             harness.put(FIRST_KEYS + NEW_KEYS - 1, 4);
             fourth = harness.checkpoint(4);
         }
@@ -270,11 +271,11 @@ class TurnoverCheckpointTest {
                 harness.checkpoint(checkpoint);
             }
             // Each window's removals and writes are twice its entries.
-            assertThat(harness.backend.fullBatches()).isEqualTo(5);
-            harness.backend.index().awaitUpdates();
-            assertThat(harness.backend.index().liveEntries()).isEqualTo(1_000);
-            assertThat(harness.backend.index().liveBytes())
-                    .isLessThan(harness.backend.index().totalBytes() / 4);
+            assertThat(harness.fullBatches()).isEqualTo(5);
+            harness.index().awaitUpdates();
+            assertThat(harness.index().liveEntries()).isEqualTo(1_000);
+            assertThat(harness.index().liveBytes())
+                    .isLessThan(harness.index().totalBytes() / 4);
         }
     }
 
@@ -296,17 +297,17 @@ class TurnoverCheckpointTest {
             writeWindow(harness, window, id);
             harness.checkpoint(id);
             for (int turnover = 1; turnover <= TurnoverPattern.TURNOVERS_IN_A_ROW; turnover++) {
-                assertThat(harness.backend.changeTracker().isPaused()).isFalse();
+                assertThat(harness.changeTracker().isPaused()).isFalse();
                 moveWindow(harness, window, window + WINDOW, ++id);
                 window += WINDOW;
                 harness.checkpoint(id);
             }
-            assertThat(harness.backend.fullBatches())
+            assertThat(harness.fullBatches())
                     .isEqualTo(TurnoverPattern.TURNOVERS_IN_A_ROW);
             // Untracked: the window's writes leave nothing to capture, and restore all the same.
             moveWindow(harness, window, window + WINDOW, ++id);
             window += WINDOW;
-            assertThat(harness.backend.changeTracker().size()).isZero();
+            assertThat(harness.changeTracker().size()).isZero();
             last = harness.checkpoint(id);
             assertRestores(stateBackend, registry, last, windowOf(window, id, -1, 0));
             windowWritten = id;
@@ -315,15 +316,15 @@ class TurnoverCheckpointTest {
             for (int interval = 0;
                     interval <= TurnoverDetector.PAUSED_INTERVALS_PER_PROBE + 1;
                     interval++) {
-                long fullBefore = harness.backend.fullBatches();
+                long fullBefore = harness.fullBatches();
                 harness.put(window, ++id);
                 last = harness.checkpoint(id);
-                if (firstIncremental < 0 && harness.backend.fullBatches() == fullBefore) {
+                if (firstIncremental < 0 && harness.fullBatches() == fullBefore) {
                     firstIncremental = id;
                 }
             }
             assertThat(firstIncremental).as("an incremental checkpoint after settling").isPositive();
-            assertThat(harness.backend.changeTracker().isPaused()).isFalse();
+            assertThat(harness.changeTracker().isPaused()).isFalse();
         }
         assertRestores(stateBackend, registry, last, windowOf(window, windowWritten, window, id));
     }
@@ -350,7 +351,7 @@ class TurnoverCheckpointTest {
         long windowWritten;
         IncrementalRemoteKeyedStateHandle last = null;
         try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            ChangeTracker tracker = harness.backend.changeTracker();
+            ChangeTracker tracker = harness.changeTracker();
             writeWindow(harness, window, id);
             harness.checkpoint(id);
             int untracked = 0;
@@ -368,13 +369,13 @@ class TurnoverCheckpointTest {
                 assertThat(tracker.size() == 0).isEqualTo(dueUntracked);
                 untracked += dueUntracked ? 1 : 0;
                 IncrementalRemoteKeyedStateHandle turnedOver = harness.checkpoint(id);
-                assertThat(harness.backend.fullBatches()).isEqualTo(++fullBatches);
+                assertThat(harness.fullBatches()).isEqualTo(++fullBatches);
                 assertRestores(stateBackend, registry, turnedOver, windowOf(window, id, -1, 0));
 
                 assertThat(tracker.isPaused()).as("period %s settles", period).isFalse();
                 writeWindow(harness, window, ++id);
                 last = harness.checkpoint(id);
-                assertThat(harness.backend.fullBatches()).isEqualTo(fullBatches);
+                assertThat(harness.fullBatches()).isEqualTo(fullBatches);
                 assertRestores(stateBackend, registry, last, windowOf(window, id, -1, 0));
             }
             assertThat(untracked)
@@ -394,7 +395,7 @@ class TurnoverCheckpointTest {
                 harness.put(window, ++id);
                 last = harness.checkpoint(id);
                 fullBatches += untrackedInterval ? 1 : 0;
-                assertThat(harness.backend.fullBatches()).isEqualTo(fullBatches);
+                assertThat(harness.fullBatches()).isEqualTo(fullBatches);
                 trackedInARow = untrackedInterval ? 0 : trackedInARow + 1;
             }
             assertThat(trackedInARow).isGreaterThan(TurnoverPattern.ALTERNATIONS);
@@ -437,7 +438,7 @@ class TurnoverCheckpointTest {
                 harness.remove(key);
             }
             second = harness.checkpoint(2);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
         }
         long restoredBytes = assertRestores(stateBackend, registry, second, key -> null);
         assertThat(restoredBytes).isLessThan(FIRST_KEYS);
@@ -463,7 +464,7 @@ class TurnoverCheckpointTest {
         }
         IncrementalRemoteKeyedStateHandle first = harness.checkpoint(1);
         // As many changes as live entries: appended as changes.
-        assertThat(harness.backend.fullBatches()).isZero();
+        assertThat(harness.fullBatches()).isZero();
         return first;
     }
 
@@ -538,7 +539,7 @@ class TurnoverCheckpointTest {
             turnOver(harness);
             second = harness.checkpoint(2);
             run.second = second.getCheckpointedSize();
-            run.fullBatches = harness.backend.fullBatches();
+            run.fullBatches = harness.fullBatches();
         }
         run.restoredBytes =
                 assertRestores(stateBackend, registry, second, this::valueAfterTurnOver);
