@@ -2,19 +2,18 @@ package org.appendlog.statebackend.snapshot;
 
 import org.appendlog.statebackend.AppendLogOptions;
 import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendFixture;
 import org.appendlog.statebackend.BackendHarness;
 import org.appendlog.statebackend.tracking.ChangeTracker;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SnapshotResult;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.concurrent.RunnableFuture;
 import java.util.function.IntFunction;
 
@@ -32,7 +31,7 @@ class TurnoverCheckpointTest {
     private static final int NEW_KEYS = 5_000;
     private static final int WINDOW = 1_000;
 
-    @TempDir Path logDir;
+    @RegisterExtension final BackendFixture fixture = new BackendFixture();
 
     @Test
     void aCheckpointWhoseChangesOutnumberTheLiveEntriesAppendsTheLiveEntries() throws Exception {
@@ -78,10 +77,9 @@ class TurnoverCheckpointTest {
     @Test
     void afterAFullCheckpointThatNeverCompletedTheNextIsFullToo() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle third;
         IncrementalRemoteKeyedStateHandle fourth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             firstCheckpoint(harness);
             turnOver(harness);
             harness.checkpointThatNeverCompletes(2).discardState();
@@ -95,8 +93,8 @@ class TurnoverCheckpointTest {
             assertThat(harness.fullBatches()).isEqualTo(2);
             assertThat(fourth.getCheckpointedSize()).isLessThan(third.getCheckpointedSize() / 10);
         }
-        assertRestores(stateBackend, registry, third, key -> valueAfterLaterWrites(key, 3));
-        assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
+        assertRestores(stateBackend, third, key -> valueAfterLaterWrites(key, 3));
+        assertRestores(stateBackend, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -107,10 +105,9 @@ class TurnoverCheckpointTest {
     @Test
     void aCheckpointTakenWhileAFullOneIsPendingAppendsOnlyItsChangesOnThatOne() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle third;
         IncrementalRemoteKeyedStateHandle fourth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             InFlight inFlight = fullCheckpointAndTheNext(harness);
             IncrementalRemoteKeyedStateHandle full = BackendHarness.written(inFlight.full);
             third = BackendHarness.written(inFlight.next);
@@ -125,8 +122,8 @@ class TurnoverCheckpointTest {
             assertThat(harness.fullBatches()).isEqualTo(1);
             assertThat(fourth.getCheckpointedSize()).isLessThan(full.getCheckpointedSize() / 10);
         }
-        assertRestores(stateBackend, registry, third, key -> valueAfterLaterWrites(key, 3));
-        assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
+        assertRestores(stateBackend, third, key -> valueAfterLaterWrites(key, 3));
+        assertRestores(stateBackend, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -138,10 +135,9 @@ class TurnoverCheckpointTest {
     void aCheckpointOnAPendingFullOneThatCompletesFirstRestoresAndTheNextIsFull()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle third;
         IncrementalRemoteKeyedStateHandle fourth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             InFlight inFlight = fullCheckpointAndTheNext(harness);
             harness.acknowledge(BackendHarness.written(inFlight.full), 2);
             third = BackendHarness.written(inFlight.next);
@@ -152,8 +148,8 @@ class TurnoverCheckpointTest {
             fourth = harness.checkpoint(4);
             assertThat(harness.fullBatches()).isEqualTo(2);
         }
-        assertRestores(stateBackend, registry, third, key -> valueAfterLaterWrites(key, 3));
-        assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
+        assertRestores(stateBackend, third, key -> valueAfterLaterWrites(key, 3));
+        assertRestores(stateBackend, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -164,9 +160,8 @@ class TurnoverCheckpointTest {
     @Test
     void aCheckpointWrittenBeforeThePendingFullOneIsFullAndKeepsItsChanges() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle fourth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             InFlight inFlight = fullCheckpointAndTheNext(harness);
             inFlight.next.run();
             assertThat(harness.fullBatches()).isEqualTo(1);
@@ -178,7 +173,7 @@ class TurnoverCheckpointTest {
             fourth = harness.checkpoint(4);
             assertThat(harness.fullBatches()).isEqualTo(2);
         }
-        assertRestores(stateBackend, registry, fourth, key -> valueAfterLaterWrites(key, 4));
+        assertRestores(stateBackend, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -193,9 +188,8 @@ class TurnoverCheckpointTest {
         // with it (in a segment the first checkpoint registered, it would stay).
         config.setString(AppendLogOptions.SEGMENT_SIZE.key(), "32kb");
         AppendLogStateBackend stateBackend = backend(1.0, config);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle fifth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             firstCheckpoint(harness);
             turnOver(harness);
             harness.checkpointThatNeverCompletes(2).discardState();
@@ -210,7 +204,7 @@ class TurnoverCheckpointTest {
             fifth = harness.checkpoint(5);
             assertThat(harness.fullBatches()).isEqualTo(2);
         }
-        assertRestores(stateBackend, registry, fifth, key -> valueAfterLaterWrites(key, 4));
+        assertRestores(stateBackend, fifth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -221,10 +215,9 @@ class TurnoverCheckpointTest {
     @Test
     void aFullBatchWrittenAfterALaterCheckpointCompletedLeavesTheIndexAlone() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle fourth;
         int removed = 1_000;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             firstCheckpoint(harness);
             turnOver(harness);
             RunnableFuture<SnapshotResult<KeyedStateHandle>> late = harness.snapshot(2);
@@ -242,7 +235,6 @@ class TurnoverCheckpointTest {
         }
         assertRestores(
                 stateBackend,
-                registry,
                 fourth,
                 key ->
                         key < FIRST_KEYS + removed
@@ -288,12 +280,11 @@ class TurnoverCheckpointTest {
     @Test
     void aStateThatKeepsTurningOverIsNotTrackedUntilItSettles() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         long id = 1;
         int window = 0;
         long windowWritten;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             writeWindow(harness, window, id);
             harness.checkpoint(id);
             for (int turnover = 1; turnover <= TurnoverPattern.TURNOVERS_IN_A_ROW; turnover++) {
@@ -309,7 +300,7 @@ class TurnoverCheckpointTest {
             window += WINDOW;
             assertThat(harness.changeTracker().size()).isZero();
             last = harness.checkpoint(id);
-            assertRestores(stateBackend, registry, last, windowOf(window, id, -1, 0));
+            assertRestores(stateBackend, last, windowOf(window, id, -1, 0));
             windowWritten = id;
             // Settled: one key of the window changes per interval.
             long firstIncremental = -1;
@@ -326,7 +317,7 @@ class TurnoverCheckpointTest {
             assertThat(firstIncremental).as("an incremental checkpoint after settling").isPositive();
             assertThat(harness.changeTracker().isPaused()).isFalse();
         }
-        assertRestores(stateBackend, registry, last, windowOf(window, windowWritten, window, id));
+        assertRestores(stateBackend, last, windowOf(window, windowWritten, window, id));
     }
 
     /**
@@ -341,7 +332,6 @@ class TurnoverCheckpointTest {
     void aStateThatTurnsOverEverySecondIntervalIsNotTrackedInTheIntervalsThatDo()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         int probes = 2;
         int learning = TurnoverPattern.ALTERNATIONS / 2;
         int periods = learning + probes * TurnoverDetector.PAUSED_INTERVALS_PER_PROBE;
@@ -350,7 +340,7 @@ class TurnoverCheckpointTest {
         long fullBatches = 0;
         long windowWritten;
         IncrementalRemoteKeyedStateHandle last = null;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ChangeTracker tracker = harness.changeTracker();
             writeWindow(harness, window, id);
             harness.checkpoint(id);
@@ -370,13 +360,13 @@ class TurnoverCheckpointTest {
                 untracked += dueUntracked ? 1 : 0;
                 IncrementalRemoteKeyedStateHandle turnedOver = harness.checkpoint(id);
                 assertThat(harness.fullBatches()).isEqualTo(++fullBatches);
-                assertRestores(stateBackend, registry, turnedOver, windowOf(window, id, -1, 0));
+                assertRestores(stateBackend, turnedOver, windowOf(window, id, -1, 0));
 
                 assertThat(tracker.isPaused()).as("period %s settles", period).isFalse();
                 writeWindow(harness, window, ++id);
                 last = harness.checkpoint(id);
                 assertThat(harness.fullBatches()).isEqualTo(fullBatches);
-                assertRestores(stateBackend, registry, last, windowOf(window, id, -1, 0));
+                assertRestores(stateBackend, last, windowOf(window, id, -1, 0));
             }
             assertThat(untracked)
                     .isEqualTo(probes * (TurnoverDetector.PAUSED_INTERVALS_PER_PROBE - 1));
@@ -401,7 +391,7 @@ class TurnoverCheckpointTest {
             assertThat(trackedInARow).isGreaterThan(TurnoverPattern.ALTERNATIONS);
             assertThat(tracker.isPaused()).isFalse();
         }
-        assertRestores(stateBackend, registry, last, windowOf(window, windowWritten, window, id));
+        assertRestores(stateBackend, last, windowOf(window, windowWritten, window, id));
     }
 
     /** Removes the window of keys {@code from} on and writes the window {@code to} as {@code value}. */
@@ -430,9 +420,8 @@ class TurnoverCheckpointTest {
     @Test
     void aCheckpointAfterEveryEntryWasRemovedRestoresToNothing() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle second;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             firstCheckpoint(harness);
             for (int key = 0; key < FIRST_KEYS; key++) {
                 harness.remove(key);
@@ -440,7 +429,7 @@ class TurnoverCheckpointTest {
             second = harness.checkpoint(2);
             assertThat(harness.fullBatches()).isEqualTo(1);
         }
-        long restoredBytes = assertRestores(stateBackend, registry, second, key -> null);
+        long restoredBytes = assertRestores(stateBackend, second, key -> null);
         assertThat(restoredBytes).isLessThan(FIRST_KEYS);
     }
 
@@ -449,12 +438,11 @@ class TurnoverCheckpointTest {
     }
 
     private AppendLogStateBackend backend(double fullCheckpointRatio, Configuration config) {
-        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         // As a user writes it: Configuration.set would write infinity as ".inf", which it cannot read.
         config.setString(
                 AppendLogOptions.FULL_CHECKPOINT_RATIO.key(), Double.toString(fullCheckpointRatio));
         config.set(AppendLogOptions.COMPACTION_ENABLED, false);
-        return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+        return fixture.backend(config);
     }
 
     private static IncrementalRemoteKeyedStateHandle firstCheckpoint(BackendHarness harness)
@@ -531,10 +519,9 @@ class TurnoverCheckpointTest {
     /** Checkpoints the first keys, turns them over, checkpoints again and restores that. */
     private TurnedOver checkpointTurnover(double fullCheckpointRatio) throws Exception {
         AppendLogStateBackend stateBackend = backend(fullCheckpointRatio);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         TurnedOver run = new TurnedOver();
         IncrementalRemoteKeyedStateHandle second;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             run.first = firstCheckpoint(harness).getCheckpointedSize();
             turnOver(harness);
             second = harness.checkpoint(2);
@@ -542,17 +529,15 @@ class TurnoverCheckpointTest {
             run.fullBatches = harness.fullBatches();
         }
         run.restoredBytes =
-                assertRestores(stateBackend, registry, second, this::valueAfterTurnOver);
+                assertRestores(stateBackend, second, this::valueAfterTurnOver);
         return run;
     }
 
-    private static long assertRestores(
+    private long assertRestores(
             AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
             IncrementalRemoteKeyedStateHandle handle,
             IntFunction<Long> expected)
             throws Exception {
-        return BackendHarness.assertRestores(
-                stateBackend, registry, handle, FIRST_KEYS + NEW_KEYS, expected);
+        return fixture.assertRestores(stateBackend, handle, FIRST_KEYS + NEW_KEYS, expected);
     }
 }
