@@ -288,7 +288,7 @@ public final class SegmentedLog implements Closeable {
     }
 
     /** Whether a checkpoint was given {@code segment}: its handle was made by {@link #handle}. */
-    public synchronized boolean given(String segment) {
+    public synchronized boolean isHandedOut(String segment) {
         return handedOut.contains(segment);
     }
 

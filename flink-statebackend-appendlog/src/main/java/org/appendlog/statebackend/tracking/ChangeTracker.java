@@ -124,7 +124,7 @@ public final class ChangeTracker {
     }
 
     /** Hands over the logged writes and starts a new, empty buffer. */
-    public BufferedChanges drainLogged() {
+    public IntervalWrites drainLogged() {
         return buffer.drain();
     }
 
