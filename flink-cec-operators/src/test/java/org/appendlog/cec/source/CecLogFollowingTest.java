@@ -97,7 +97,8 @@ class CecLogFollowingTest {
         follower.setParallelism(2);
         follower.fromSource(CecLogSource.following(path, type, Long.MIN_VALUE), WatermarkStrategy.noWatermarks(), "live")
                 .filter(CecRecord::isResult)
-                .map(new Describe())
+                .map(r -> CommittedResults.describe(r.getKey(), r.getWindow(), r.getValue()))
+                .returns(String.class)
                 .addSink(new Collect());
 
         long start = System.nanoTime();
@@ -168,13 +169,6 @@ class CecLogFollowingTest {
                 throw new RuntimeException("Injected failure at RESULT " + FAIL_AT_RESULT);
             }
             return r.toString();
-        }
-    }
-
-    static final class Describe implements MapFunction<CecRecord<String, TimeWindow, Long, Long>, String> {
-        @Override
-        public String map(CecRecord<String, TimeWindow, Long, Long> r) {
-            return CommittedResults.describe(r.getKey(), r.getWindow(), r.getValue());
         }
     }
 
