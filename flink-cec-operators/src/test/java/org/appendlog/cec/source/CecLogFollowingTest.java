@@ -1,5 +1,6 @@
 package org.appendlog.cec.source;
 
+import org.appendlog.cec.CecMiniCluster;
 import org.appendlog.cec.CommittedResults;
 import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecConfigOptions;
@@ -19,7 +20,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
@@ -56,12 +56,7 @@ class CecLogFollowingTest {
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    () -> new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(4)
-                            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
-                            .build());
+            CecMiniCluster.withFourSlots(REPORTER.addToConfiguration(new Configuration()));
 
     private static final long EVENTS = 24_000;
     private static final int FAIL_AT_RESULT = 400;
