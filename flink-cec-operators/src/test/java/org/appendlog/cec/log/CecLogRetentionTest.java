@@ -142,8 +142,9 @@ class CecLogRetentionTest {
         assertThat(FAILURES.get()).as("failures injected after %d deletions", DELETIONS_BEFORE_FAILURE).isEqualTo(1);
         assertThat(DELETED.get() * SEGMENT_BYTES).as("bytes deleted").isGreaterThan(4 * RETENTION_BYTES);
         assertThat(maxBytes).hasSize(2);
-        // Measured right after each retention call: what the writer appended since its listing is below a segment.
-        assertThat(maxBytes.values()).allSatisfy(b -> assertThat(b).isLessThanOrEqualTo(RETENTION_BYTES + SEGMENT_BYTES));
+        // Measured right after each retention call; the writer appends meanwhile, and the horizon keeps
+        // the segments since the oldest footprint of an open window (a few KiB here).
+        assertThat(maxBytes.values()).allSatisfy(b -> assertThat(b).isLessThanOrEqualTo(RETENTION_BYTES + 2 * SEGMENT_BYTES));
 
         StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
         reader.setParallelism(2);
