@@ -41,6 +41,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -112,7 +113,7 @@ class CecLogRetentionTest {
                 continue;
             }
             for (Path subtask : PersistedStream.subtaskDirectories(fs, root)) {
-                var commit = PersistedStream.latestCommit(fs, subtask);
+                Optional<CommitMarker> commit = PersistedStream.latestCommit(fs, subtask);
                 if (commit.isEmpty()) {
                     continue;
                 }
