@@ -9,6 +9,7 @@ import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSource
 import org.apache.flink.core.memory.DataInputDeserializer;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** Source reader of {@link CecLogSource}: decodes log records into {@link CecRecord}s. */
 final class CecLogSourceReader<K, W, ACC, OUT>
@@ -16,8 +17,13 @@ final class CecLogSourceReader<K, W, ACC, OUT>
                 PositionedRecord, CecRecord<K, W, ACC, OUT>, CecLogSplit, CecLogSplitState> {
 
     CecLogSourceReader(SourceReaderContext context, TypeSerializer<CecRecord<K, W, ACC, OUT>> serializer) {
+        this(context, serializer, new AtomicLong());
+    }
+
+    private CecLogSourceReader(
+            SourceReaderContext context, TypeSerializer<CecRecord<K, W, ACC, OUT>> serializer, AtomicLong lagBytes) {
         super(
-                CecLogSplitReader::new,
+                () -> new CecLogSplitReader(lagBytes),
                 (element, output, state) -> {
                     DataInputDeserializer in = new DataInputDeserializer(element.record.payload());
                     output.collect(serializer.deserialize(in), element.record.timestamp());
@@ -25,6 +31,8 @@ final class CecLogSourceReader<K, W, ACC, OUT>
                 },
                 new Configuration(),
                 context);
+        context.metricGroup().gauge(CecLogSourceMetrics.LAG_BYTES, lagBytes::get);
+        context.metricGroup().setPendingBytesGauge(lagBytes::get);
     }
 
     @Override
