@@ -73,7 +73,7 @@ public final class HBaseCheckpointStorageOptions {
                                     + " (the WAL is written in the background: a region server"
                                     + " crash can lose the last writes; logged as a warning),"
                                     + " SKIP_WAL (no WAL: a region server crash loses everything"
-                                    + " not yet flushed; logged as a warning).");
+                                    + " not yet flushed; logged as a warning). Case-insensitive.");
 
     public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
             ConfigOptions.key(PREFIX + "write-buffer-size")
@@ -95,7 +95,7 @@ public final class HBaseCheckpointStorageOptions {
                                     + " server's 'hbase.server.keyvalue.maxsize' and the client's"
                                     + " 'hbase.client.keyvalue.maxsize' (10 MB by default) by 1 kb"
                                     + " for the row key and cell header; a chunk size above the"
-                                    + " client's limit fails the job's start.");
+                                    + " client's limit fails the job's start. At most 64 mb.");
 
     public static final ConfigOption<Integer> SALT_BUCKETS =
             ConfigOptions.key(PREFIX + "salt-buckets")
