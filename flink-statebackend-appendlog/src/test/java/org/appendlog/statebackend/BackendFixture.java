@@ -1,6 +1,7 @@
 package org.appendlog.statebackend;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistry;
@@ -60,6 +61,12 @@ public final class BackendFixture implements BeforeEachCallback, AfterEachCallba
     /** A harness on an empty backend of {@code stateBackend}. */
     public BackendHarness open(AppendLogStateBackend stateBackend) throws Exception {
         return BackendHarness.open(stateBackend, registry);
+    }
+
+    /** A harness on an empty backend of {@code stateBackend}, its metrics on {@code metrics}. */
+    public BackendHarness open(AppendLogStateBackend stateBackend, MetricGroup metrics)
+            throws Exception {
+        return BackendHarness.open(stateBackend, registry, metrics);
     }
 
     /** A harness on a backend of {@code stateBackend} restored from {@code handle}. */

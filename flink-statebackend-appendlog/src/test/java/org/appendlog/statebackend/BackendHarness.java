@@ -13,6 +13,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointType;
@@ -77,6 +78,22 @@ public final class BackendHarness implements AutoCloseable {
     public static BackendHarness open(AppendLogStateBackend stateBackend, SharedStateRegistry registry)
             throws Exception {
         return restore(stateBackend, registry, Collections.emptyList());
+    }
+
+    /** A harness whose backend registers its metrics on {@code metrics}. */
+    public static BackendHarness open(
+            AppendLogStateBackend stateBackend, SharedStateRegistry registry, MetricGroup metrics)
+            throws Exception {
+        Environment env = new MockEnvironmentBuilder().setJobID(JOB).build();
+        return new BackendHarness(
+                (AppendLogKeyedStateBackend<Integer>)
+                        stateBackend.createKeyedStateBackend(
+                                parameters(
+                                        env,
+                                        Collections.emptyList(),
+                                        KeyGroupRange.of(0, MAX_PARALLELISM - 1),
+                                        metrics)),
+                registry);
     }
 
     public static BackendHarness restore(
@@ -151,6 +168,14 @@ public final class BackendHarness implements AutoCloseable {
 
     private static KeyedStateBackendParametersImpl<Integer> parameters(
             Environment env, Collection<KeyedStateHandle> handles, KeyGroupRange keyGroups) {
+        return parameters(env, handles, keyGroups, new UnregisteredMetricsGroup());
+    }
+
+    private static KeyedStateBackendParametersImpl<Integer> parameters(
+            Environment env,
+            Collection<KeyedStateHandle> handles,
+            KeyGroupRange keyGroups,
+            MetricGroup metrics) {
         return new KeyedStateBackendParametersImpl<>(
                 env,
                 JOB,
@@ -160,7 +185,7 @@ public final class BackendHarness implements AutoCloseable {
                 keyGroups,
                 env.getTaskKvStateRegistry(),
                 TtlTimeProvider.DEFAULT,
-                new UnregisteredMetricsGroup(),
+                metrics,
                 handles,
                 new CloseableRegistry());
     }

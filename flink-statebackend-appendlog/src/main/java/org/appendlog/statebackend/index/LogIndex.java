@@ -467,6 +467,30 @@ public final class LogIndex {
         referenced.computeIfAbsent(segment, s -> stats).added(length);
     }
 
+    /** Segments that the last completed checkpoint refers to. */
+    public int segmentCount() {
+        return referenced.size();
+    }
+
+    /** Bytes of the index's tables and key bytes, over all key groups. */
+    public long heapBytes() {
+        long bytes = 0;
+        for (KeyGroupIndex index : perKeyGroup) {
+            bytes += index.heapBytes();
+        }
+        return bytes;
+    }
+
+    /**
+     * Whether an update failed since the last full batch was indexed: compaction stays stopped
+     * ({@link #awaitUpdates}) until the full checkpoint it asked for is indexed.
+     */
+    public boolean missedUpdate() {
+        synchronized (updates) {
+            return failedUpdate != null;
+        }
+    }
+
     public Collection<SegmentStats> segments() {
         return new ArrayList<>(referenced.values());
     }

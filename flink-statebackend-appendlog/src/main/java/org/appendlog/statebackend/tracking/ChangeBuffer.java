@@ -144,6 +144,11 @@ public final class ChangeBuffer {
         return filled != null;
     }
 
+    /** Bytes of the records written since the last {@link #drain}. */
+    public long bytes() {
+        return bytes;
+    }
+
     /** Hands over the records written so far and starts an empty buffer. */
     public IntervalWrites drain() {
         // The last chunk is left to the checkpoint's asynchronous phase, which needs it anyway.

@@ -133,6 +133,11 @@ public final class ChangeTracker {
         return buffer;
     }
 
+    /** Bytes of the writes logged since the last capture. */
+    public long bufferedBytes() {
+        return buffer.bytes();
+    }
+
     /** Marked entries and logged writes since the last capture. */
     public int size() {
         return marked.size() + buffer.recordCount();
