@@ -72,6 +72,7 @@ final class CheckpointTable implements Closeable {
     private final TableName tableName;
     private final byte[] family;
     private final RowKeys keys;
+    private final CheckpointTableMetrics metrics;
 
     private CheckpointTable(
             Connection connection, TableName tableName, byte[] family, RowKeys keys) {
@@ -79,6 +80,12 @@ final class CheckpointTable implements Closeable {
         this.tableName = tableName;
         this.family = family;
         this.keys = keys;
+        this.metrics = CheckpointTableMetrics.of(tableName.getNameAsString());
+    }
+
+    /** What this process wrote to and deleted from the table. */
+    CheckpointTableMetrics metrics() {
+        return metrics;
     }
 
     /**
@@ -238,11 +245,18 @@ final class CheckpointTable implements Closeable {
             throws IOException {
         Put put = lengthPut(streamKey, length, durability);
         try (Table table = connection.getTable(tableName)) {
-            return table.checkAndMutate(
-                            CheckAndMutate.newBuilder(put.getRow())
-                                    .ifNotExists(family, DATA_QUALIFIER)
-                                    .build(put))
-                    .isSuccess();
+            long start = System.nanoTime();
+            boolean stored =
+                    table.checkAndMutate(
+                                    CheckAndMutate.newBuilder(put.getRow())
+                                            .ifNotExists(family, DATA_QUALIFIER)
+                                            .build(put))
+                            .isSuccess();
+            metrics.written(stored ? 1 : 0, stored ? Long.BYTES : 0, System.nanoTime() - start);
+            return stored;
+        } catch (IOException e) {
+            metrics.failed(1);
+            throw e;
         }
     }
 
@@ -426,11 +440,12 @@ final class CheckpointTable implements Closeable {
         return deleted;
     }
 
-    private static int deleteBatch(Table table, List<Delete> batch) throws IOException {
+    private int deleteBatch(Table table, List<Delete> batch) throws IOException {
         int size = batch.size();
         if (size > 0) {
             table.delete(batch);
             batch.clear();
+            metrics.deleted(size);
         }
         return size;
     }

@@ -32,6 +32,9 @@ final class ChunkedStreamWriter {
     private byte[] buffer;
     private int buffered;
     private long written;
+    /** Rows and value bytes handed to the mutator since its last flush, for the table's metrics. */
+    private int unflushedRows;
+    private long unflushedBytes;
     /** Opened with the first chunk: streams kept inline never connect to HBase. */
     private CheckpointTable table;
     private BufferedMutator mutator;
@@ -89,7 +92,12 @@ final class ChunkedStreamWriter {
         byte[] chunk = buffered == buffer.length ? buffer : Arrays.copyOf(buffer, buffered);
         try {
             mutator.mutate(table.chunkPut(streamKey, written, chunk, durability));
+            unflushedRows++;
+            unflushedBytes += chunk.length;
         } catch (IOException e) {
+            table.metrics().failed(unflushedRows + 1);
+            unflushedRows = 0;
+            unflushedBytes = 0;
             throw new IOException(
                     "Could not write " + uri() + " at offset " + written, e);
         }
@@ -134,6 +142,8 @@ final class ChunkedStreamWriter {
         }
         if (withLengthRow && mutator != null) {
             mutator.mutate(table.lengthPut(streamKey, written, durability));
+            unflushedRows++;
+            unflushedBytes += Long.BYTES;
         }
         if (mutator != null) {
             flushMutator();
@@ -152,12 +162,18 @@ final class ChunkedStreamWriter {
     }
 
     private void flushMutator() throws IOException {
+        long start = System.nanoTime();
         try {
             mutator.flush();
+            table.metrics().written(unflushedRows, unflushedBytes, System.nanoTime() - start);
         } catch (IOException e) {
+            table.metrics().failed(unflushedRows);
             throw new IOException(
                     "Could not flush " + uri() + " (" + written + " bytes) to HBase",
                     e);
+        } finally {
+            unflushedRows = 0;
+            unflushedBytes = 0;
         }
     }
 

@@ -37,10 +37,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
 import java.io.DataInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -259,6 +263,39 @@ class HBaseCheckpointStreamsITCase {
         assertThatThrownBy(() -> storage.resolveCheckpoint(pointer))
                 .isInstanceOf(FileNotFoundException.class)
                 .hasMessageContaining(pointer);
+    }
+
+    /**
+     * The JMX metrics of a table count what HBase acknowledged: the rows a scan finds, their
+     * bytes, and the rows a discard deleted.
+     */
+    @Test
+    void jmxMetricsCountTheRowsHBaseHoldsAndTheRowsDeleted() throws Exception {
+        String table = "metrics_it";
+        Configuration conf = HBASE.storageOptions(table);
+        conf.addAll(rowsOf("1mb"));
+        HBaseCheckpointStorage storage =
+                new HBaseCheckpointStorageFactory().createFromConfig(conf, getClass().getClassLoader());
+        JobID job = new JobID();
+        CheckpointStorageLocation location = access(storage, job).initializeLocationForCheckpoint(1);
+        StreamStateHandle stream =
+                write(
+                        location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE),
+                        randomBytes(3 * MB + 17, 1));
+
+        List<String> rows = TableRows.rowsContaining(connection, table, job.toString());
+        MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = CheckpointTableMetrics.name(table);
+        assertThat(rows).hasSize(5); // four chunks and the length row
+        assertThat(jmx.getAttribute(name, "RowsWritten")).isEqualTo((long) rows.size());
+        assertThat(jmx.getAttribute(name, "BytesWritten")).isEqualTo(3L * MB + 17 + Long.BYTES);
+        assertThat(jmx.getAttribute(name, "FailedPuts")).isEqualTo(0L);
+        assertThat((Long) jmx.getAttribute(name, "PutFlushes")).isPositive();
+        assertThat((Double) jmx.getAttribute(name, "PutLatencyMillisMean")).isPositive();
+
+        stream.discardState();
+        assertThat(TableRows.rowsContaining(connection, table, job.toString())).isEmpty();
+        assertThat(jmx.getAttribute(name, "RowsDeleted")).isEqualTo((long) rows.size());
     }
 
     /**
