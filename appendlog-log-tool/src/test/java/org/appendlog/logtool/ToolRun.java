@@ -1,0 +1,43 @@
+package org.appendlog.logtool;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+/** One run of {@code appendlog-log} in this JVM: its exit code and what it printed. */
+final class ToolRun {
+
+    final int exit;
+    final String out;
+    final String err;
+
+    private ToolRun(int exit, String out, String err) {
+        this.exit = exit;
+        this.out = out;
+        this.err = err;
+    }
+
+    static ToolRun of(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit =
+                LogToolCommand.execute(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8),
+                        args);
+        return new ToolRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    JsonNode json() throws IOException {
+        return new ObjectMapper().readTree(out);
+    }
+
+    @Override
+    public String toString() {
+        return "exit " + exit + "\nstdout:\n" + out + "\nstderr:\n" + err;
+    }
+}
