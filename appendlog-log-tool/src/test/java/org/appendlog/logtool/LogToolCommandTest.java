@@ -1,5 +1,7 @@
 package org.appendlog.logtool;
 
+import org.appendlog.statebackend.faults.ReliabilityLog;
+
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
@@ -17,6 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code appendlog-log} on local files: exit codes, text, JSON, configuration. */
 class LogToolCommandTest {
+
+    private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("log-tool-input");
 
     @TempDir java.nio.file.Path dir;
     private TwoCheckpointSegment segment;
@@ -78,6 +82,7 @@ class LogToolCommandTest {
         segment.flipByteAt(second + segment.batches.get(1).length() / 2);
 
         ToolRun text = ToolRun.of("verify", segmentPath);
+        RELIABILITY.record("verify: one byte of the second batch inverted", text.outcome());
         assertThat(text.exit).as(text.toString()).isEqualTo(1);
         assertThat(text.out).contains("PROBLEM " + "Corrupt state log " + segmentPath, "1 problem(s)");
         Matcher at = Pattern.compile("at offset (\\d+)").matcher(text.out);
@@ -99,15 +104,19 @@ class LogToolCommandTest {
 
     @Test
     void usageErrorsExitTwoOnStandardError() {
-        assertUsageError(ToolRun.of(), "Missing command");
-        assertUsageError(ToolRun.of("repair", segmentPath), "repair");
-        assertUsageError(ToolRun.of("verify"), "PATH");
-        assertUsageError(ToolRun.of("verify", "--bogus", segmentPath), "--bogus");
-        assertUsageError(ToolRun.of("inspect", ""), "PATH");
-        assertUsageError(ToolRun.of("verify", "--conf-dir", dir.resolve("no-such-dir").toString(), segmentPath), "no-such-dir");
+        assertUsageError("no command", ToolRun.of(), "Missing command");
+        assertUsageError("unknown command", ToolRun.of("repair", segmentPath), "repair");
+        assertUsageError("no PATH", ToolRun.of("verify"), "PATH");
+        assertUsageError("unknown option", ToolRun.of("verify", "--bogus", segmentPath), "--bogus");
+        assertUsageError("empty PATH", ToolRun.of("inspect", ""), "PATH");
+        assertUsageError(
+                "--conf-dir not a directory",
+                ToolRun.of("verify", "--conf-dir", dir.resolve("no-such-dir").toString(), segmentPath),
+                "no-such-dir");
     }
 
-    private static void assertUsageError(ToolRun run, String named) {
+    private static void assertUsageError(String what, ToolRun run, String named) {
+        RELIABILITY.record(what, run.outcome());
         assertThat(run.exit).as(run.toString()).isEqualTo(2);
         assertThat(run.err).as(run.toString()).contains(named).contains("Usage:");
         assertThat(run.out).isEmpty();
@@ -117,6 +126,7 @@ class LogToolCommandTest {
     void aMissingPathIsAToolFailure() {
         String missing = dir.resolve("no-such-log").toUri().toString();
         ToolRun run = ToolRun.of("verify", missing);
+        RELIABILITY.record("PATH does not exist", run.outcome());
         assertThat(run.exit).as(run.toString()).isEqualTo(3);
         assertThat(run.err).contains("cannot read " + new Path(missing), "does not exist");
     }
@@ -141,6 +151,7 @@ class LogToolCommandTest {
                         + "flink.hadoop.ipc.client.connect.max.retries: 0\n");
         long start = System.nanoTime();
         ToolRun run = ToolRun.of("verify", "--conf-dir", conf.toString(), local);
+        RELIABILITY.record("NameNode not listening (fs.default-scheme in --conf-dir)", run.outcome());
         assertThat(run.exit).as(run.toString()).isEqualTo(3);
         assertThat(run.err).contains("cannot read " + local, ":" + closedPort, "Connection refused");
         System.out.printf("unreachable NameNode reported after %d ms%n", (System.nanoTime() - start) / 1_000_000);

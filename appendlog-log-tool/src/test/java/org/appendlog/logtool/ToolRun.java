@@ -32,6 +32,16 @@ final class ToolRun {
         return new ToolRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
+    /** The exit code and the first line that explains it, for {@code ReliabilityLog}. */
+    String outcome() {
+        String first =
+                (err.isEmpty() ? out : err).lines()
+                        .filter(line -> !line.isBlank())
+                        .findFirst()
+                        .orElse("");
+        return "exit " + exit + ": " + first;
+    }
+
     JsonNode json() throws IOException {
         return new ObjectMapper().readTree(out);
     }
