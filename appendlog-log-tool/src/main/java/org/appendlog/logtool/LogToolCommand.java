@@ -4,6 +4,7 @@ import org.appendlog.statebackend.tool.LogTool;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.plugin.PluginUtils;
 
@@ -39,7 +40,7 @@ import java.util.concurrent.Callable;
         exitCodeList = {
             "0:no problem found",
             "1:problems found in the log (each printed with file and offset)",
-            "2:usage error (unknown option, missing or malformed PATH, bad --conf-dir)",
+            "2:usage error (unknown command or option, missing or malformed PATH, bad --conf-dir)",
             "3:tool failure (PATH missing, file system unreachable or not configured, I/O error)"
         })
 public final class LogToolCommand implements Callable<Integer> {
@@ -107,20 +108,11 @@ public final class LogToolCommand implements Callable<Integer> {
     }
 
     private int run(boolean inspect, ToolOptions options) {
-        File confDir = options.confDir();
-        if (confDir != null && !confDir.isDirectory()) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--conf-dir (or FLINK_CONF_DIR) " + confDir + " is not a directory");
-        }
+        Configuration config = configuration(options.confDir());
         LogTool tool =
                 new LogTool(options.json ? new PrintStream(OutputStream.nullOutputStream()) : out);
         int problems;
         try {
-            Configuration config =
-                    confDir == null
-                            ? new Configuration()
-                            : GlobalConfiguration.loadConfiguration(confDir.getPath());
             FileSystem.initialize(config, PluginUtils.createPluginManagerFromRootFolder(config));
             problems = tool.run(inspect, options.path);
         } catch (Exception e) {
@@ -131,5 +123,24 @@ public final class LogToolCommand implements Callable<Integer> {
             out.println(ReportJson.write(inspect ? "inspect" : "verify", options.path, tool.report()));
         }
         return problems == 0 ? OK : PROBLEMS;
+    }
+
+    /** Flink's configuration in {@code confDir}; a directory without one is a usage error. */
+    private Configuration configuration(File confDir) {
+        if (confDir == null) {
+            return new Configuration();
+        }
+        if (!confDir.isDirectory()) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--conf-dir (or FLINK_CONF_DIR) " + confDir + " is not a directory");
+        }
+        try {
+            return GlobalConfiguration.loadConfiguration(confDir.getPath());
+        } catch (IllegalConfigurationException e) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--conf-dir (or FLINK_CONF_DIR) " + confDir + ": " + e.getMessage());
+        }
     }
 }

@@ -1,12 +1,11 @@
 package org.appendlog.logtool;
 
 import org.appendlog.statebackend.faults.ReliabilityLog;
+import org.appendlog.testing.MiniHdfs;
 
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,28 +19,23 @@ class LogToolCommandOnHdfsTest {
     private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("log-tool-hdfs");
 
     @TempDir private static java.nio.file.Path tempFolder;
-    private static MiniDFSCluster hdfs;
-    private static String hdfsRoot;
+    private static MiniHdfs hdfs;
 
     @BeforeAll
     static void startHdfs() throws Exception {
-        Configuration conf = new Configuration();
-        conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, tempFolder.resolve("hdfs").toString());
-        hdfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
-        hdfs.waitActive();
-        hdfsRoot = "hdfs://localhost:" + hdfs.getNameNodePort();
+        hdfs = new MiniHdfs(tempFolder.resolve("hdfs"));
     }
 
     @AfterAll
     static void stopHdfs() {
         if (hdfs != null) {
-            hdfs.shutdown();
+            hdfs.close();
         }
     }
 
     @Test
     void verifiesAndDescribesALogOnHdfs() throws Exception {
-        String dir = hdfsRoot + "/flink/appendlog/good";
+        String dir = hdfs.root() + "/flink/appendlog/good";
         TwoCheckpointSegment segment = new TwoCheckpointSegment(new Path(dir));
 
         ToolRun text = ToolRun.of("inspect", dir);
@@ -61,7 +55,7 @@ class LogToolCommandOnHdfsTest {
 
     @Test
     void namesTheHdfsFileAndOffsetOfADamagedByte() throws Exception {
-        TwoCheckpointSegment segment = new TwoCheckpointSegment(new Path(hdfsRoot + "/flink/appendlog/damaged"));
+        TwoCheckpointSegment segment = new TwoCheckpointSegment(new Path(hdfs.root() + "/flink/appendlog/damaged"));
         long first = segment.batches.get(0).offset();
         segment.flipByteAt(first + segment.batches.get(0).length() / 2);
 

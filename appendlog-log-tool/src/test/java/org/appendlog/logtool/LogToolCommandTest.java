@@ -113,6 +113,10 @@ class LogToolCommandTest {
                 "--conf-dir not a directory",
                 ToolRun.of("verify", "--conf-dir", dir.resolve("no-such-dir").toString(), segmentPath),
                 "no-such-dir");
+        assertUsageError(
+                "--conf-dir without a Flink configuration file",
+                ToolRun.of("verify", "--conf-dir", dir.toString(), segmentPath),
+                "config.yaml");
     }
 
     private static void assertUsageError(String what, ToolRun run, String named) {

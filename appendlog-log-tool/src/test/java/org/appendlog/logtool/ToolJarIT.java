@@ -2,7 +2,6 @@ package org.appendlog.logtool;
 
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -80,21 +79,21 @@ class ToolJarIT {
         Files.copy(toolJar, distribution.resolve("lib").resolve(toolJar.getFileName()));
         TwoCheckpointSegment segment = new TwoCheckpointSegment(new Path(dir.resolve("log").toUri()));
 
-        Result good = run(script, flinkHome, "verify", segment.file.toString());
+        ToolRun good = run(script, flinkHome, "verify", segment.file.toString());
         assertThat(good.exit).as(good.toString()).isEqualTo(0);
         assertThat(good.out).contains("2 batch(es)", "0 problem(s)");
 
-        Result json = run(script, flinkHome, "inspect", "--json", dir.resolve("log").toString());
+        ToolRun json = run(script, flinkHome, "inspect", "--json", dir.resolve("log").toString());
         assertThat(json.exit).as(json.toString()).isEqualTo(0);
-        JsonNode root = new ObjectMapper().readTree(json.out);
+        JsonNode root = json.json();
         assertThat(root.at("/totals/batches").asInt()).isEqualTo(2);
         assertThat(root.at("/totals/liveEntries").asLong()).isEqualTo(TwoCheckpointSegment.KEYS);
 
-        Result usage = run(script, flinkHome, "verify", "--bogus", segment.file.toString());
+        ToolRun usage = run(script, flinkHome, "verify", "--bogus", segment.file.toString());
         assertThat(usage.exit).as(usage.toString()).isEqualTo(2);
         assertThat(usage.err).contains("Unknown option: '--bogus'");
 
-        Result missing = run(script, flinkHome, "verify", dir.resolve("no-such-log").toString());
+        ToolRun missing = run(script, flinkHome, "verify", dir.resolve("no-such-log").toString());
         assertThat(missing.exit).as(missing.toString()).isEqualTo(3);
         assertThat(missing.err).contains("cannot read", "no-such-log");
 
@@ -136,7 +135,7 @@ class ToolJarIT {
         return home;
     }
 
-    private static Result run(java.nio.file.Path script, java.nio.file.Path flinkHome, String... args)
+    private static ToolRun run(java.nio.file.Path script, java.nio.file.Path flinkHome, String... args)
             throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("bash", script.toString()));
         Collections.addAll(command, args);
@@ -148,26 +147,9 @@ class ToolJarIT {
         java.nio.file.Path err = Files.createTempFile(dir, "err", ".txt");
         Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("the tool finishes").isTrue();
-        return new Result(
+        return new ToolRun(
                 process.exitValue(),
                 Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8));
-    }
-
-    private static final class Result {
-        final int exit;
-        final String out;
-        final String err;
-
-        Result(int exit, String out, String err) {
-            this.exit = exit;
-            this.out = out;
-            this.err = err;
-        }
-
-        @Override
-        public String toString() {
-            return "exit " + exit + "\nstdout:\n" + out + "\nstderr:\n" + err;
-        }
     }
 }

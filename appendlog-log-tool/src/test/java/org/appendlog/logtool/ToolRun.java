@@ -8,19 +8,20 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
-/** One run of {@code appendlog-log} in this JVM: its exit code and what it printed. */
+/** One run of {@code appendlog-log} (in this JVM or as a process): its exit code and what it printed. */
 final class ToolRun {
 
     final int exit;
     final String out;
     final String err;
 
-    private ToolRun(int exit, String out, String err) {
+    ToolRun(int exit, String out, String err) {
         this.exit = exit;
         this.out = out;
         this.err = err;
     }
 
+    /** Runs the command in this JVM. */
     static ToolRun of(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

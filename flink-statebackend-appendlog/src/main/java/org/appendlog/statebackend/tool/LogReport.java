@@ -46,6 +46,13 @@ public final class LogReport {
             this.records = records;
             this.states = List.copyOf(states);
         }
+
+        /** The line {@code inspect} prints. */
+        public String describe() {
+            return String.format(
+                    "batch at offset %d: %d bytes, checkpoint %d (records from %d), key groups %d-%d, %d records, states %s",
+                    offset, length, checkpointId, minCheckpointId, firstKeyGroup, lastKeyGroup, records, states);
+        }
     }
 
     /** Damage or an inconsistency, at a byte offset of a file. */

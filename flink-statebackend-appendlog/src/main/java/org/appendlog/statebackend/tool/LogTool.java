@@ -215,7 +215,7 @@ public final class LogTool {
                 if (count[0] != index.recordCount) {
                     problem(file, location.offset(), "header counts " + index.recordCount + " records, the batch holds " + count[0]);
                 }
-                report.add(
+                LogReport.Batch read =
                         new LogReport.Batch(
                                 file,
                                 location.offset(),
@@ -225,20 +225,12 @@ public final class LogTool {
                                 location.keyGroups().getStartKeyGroup(),
                                 location.keyGroups().getEndKeyGroup(),
                                 count[0],
-                                index.stateNames));
+                                index.stateNames);
+                report.add(read);
                 report.totalBytes += location.length();
                 report.uncompressedBytes += index.location.rawLength();
                 if (inspect) {
-                    out.printf(
-                            "  batch at offset %d: %d bytes, checkpoint %d (records from %d), key groups %d-%d, %d records, states %s%n",
-                            location.offset(),
-                            location.length(),
-                            index.location.checkpointId(),
-                            index.location.minCheckpointId(),
-                            location.keyGroups().getStartKeyGroup(),
-                            location.keyGroups().getEndKeyGroup(),
-                            count[0],
-                            index.stateNames);
+                    out.println("  " + read.describe());
                 }
             } catch (IOException | InterruptedException e) {
                 problem(file, location.offset(), e.getMessage());
