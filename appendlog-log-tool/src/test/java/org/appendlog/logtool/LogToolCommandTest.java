@@ -109,6 +109,7 @@ class LogToolCommandTest {
         assertUsageError("no PATH", ToolRun.of("verify"), "PATH");
         assertUsageError("unknown option", ToolRun.of("verify", "--bogus", segmentPath), "--bogus");
         assertUsageError("empty PATH", ToolRun.of("inspect", ""), "PATH");
+        assertUsageError("malformed PATH", ToolRun.of("verify", "hdfs://[nn/log"), "hdfs://[nn/log");
         assertUsageError(
                 "--conf-dir not a directory",
                 ToolRun.of("verify", "--conf-dir", dir.resolve("no-such-dir").toString(), segmentPath),
