@@ -72,6 +72,11 @@ public final class BackwardLogReader implements Closeable {
         return record;
     }
 
+    /** The file name of the segment that holds the record {@link #previous()} returned last. */
+    public String segmentName() {
+        return segment.getName();
+    }
+
     /** Bytes read from the file system so far. */
     public long bytesRead() {
         return bytesRead;
