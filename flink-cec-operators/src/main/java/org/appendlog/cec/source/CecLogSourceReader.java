@@ -1,6 +1,7 @@
 package org.appendlog.cec.source;
 
 import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.operator.LoggedInput;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -10,7 +11,7 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 
 import java.util.Map;
 
-/** Source reader of {@link CecLogSource}: decodes log records into {@link CecRecord}s. */
+/** Source reader of {@link CecLogSource}: decodes log records into {@link CecRecord}s, skipping INPUT records. */
 final class CecLogSourceReader<K, W, ACC, OUT>
         extends SingleThreadMultiplexSourceReaderBase<
                 PositionedRecord, CecRecord<K, W, ACC, OUT>, CecLogSplit, CecLogSplitState> {
@@ -19,8 +20,11 @@ final class CecLogSourceReader<K, W, ACC, OUT>
         super(
                 CecLogSplitReader::new,
                 (element, output, state) -> {
-                    DataInputDeserializer in = new DataInputDeserializer(element.record.payload());
-                    output.collect(serializer.deserialize(in), element.record.timestamp());
+                    // INPUT records are the operator's own backup of its input, not tuples.
+                    if (!LoggedInput.isInput(element.record.payload())) {
+                        DataInputDeserializer in = new DataInputDeserializer(element.record.payload());
+                        output.collect(serializer.deserialize(in), element.record.timestamp());
+                    }
                     state.next = element.next;
                 },
                 new Configuration(),
