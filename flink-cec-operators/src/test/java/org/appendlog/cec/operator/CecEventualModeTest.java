@@ -1,0 +1,254 @@
+package org.appendlog.cec.operator;
+
+import org.appendlog.cec.CecMiniCluster;
+import org.appendlog.cec.WordCountJob;
+import org.appendlog.cec.api.CecMode;
+import org.appendlog.cec.api.CecOptions;
+import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecRecordKind;
+import org.appendlog.cec.api.CecWindows;
+import org.appendlog.cec.source.CecLogSource;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.groups.OperatorMetricGroup;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Eventual mode on real jobs: a barrier writes no CHECK, and recovery reads a tail of the log
+ * bounded by the policy's T and H, where open-only mode reads back to the oldest open window.
+ * The input: {@value #QUIET_KEYS} keys that get one element at the start and never change, then
+ * {@value #BUSY_KEYS} busy keys, one element per millisecond of event time, all in one-hour
+ * tumbling event-time windows, so every window stays open until the input ends.
+ */
+class CecEventualModeTest {
+
+    private static final int QUIET_KEYS = 10;
+    private static final int BUSY_KEYS = 5;
+
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            CecMiniCluster.withFourSlots(REPORTER.addToConfiguration(new Configuration()));
+
+    /** Event indexes at which the job fails once each. */
+    static final Set<Long> PENDING_FAILURES = ConcurrentHashMap.newKeySet();
+
+    @TempDir File tmp;
+
+    @Test
+    void eventualModeWritesNoCheckAtBarriers() throws Exception {
+        // The policy off (T = 0): barrier mode then writes CHECKs at barriers only, eventual mode none at all.
+        Run eventual = run(CecMode.EVENTUAL, Duration.ZERO, 10_000);
+        Run barrier = run(CecMode.BARRIER, Duration.ZERO, 10_000);
+        System.out.printf(
+                "policy off: eventual %d barriers, %d CHECKs in the log; barrier %d barriers, %d CHECKs in the log%n",
+                eventual.barriers, eventual.checksInLog, barrier.barriers, barrier.checksInLog);
+
+        assertThat(eventual.barriers).as("barriers the eventual operator passed").isGreaterThanOrEqualTo(3);
+        assertThat(eventual.counter(CecMetrics.BARRIER_CHECK_TUPLES)).isZero();
+        assertThat(eventual.checksInLog).as("CHECK tuples in the eventual log").isZero();
+        assertThat(eventual.counter(CecMetrics.INPUT_TUPLES)).as("INPUT records").isEqualTo(10_000);
+
+        assertThat(barrier.barriers).as("barriers the barrier-mode operator passed").isGreaterThanOrEqualTo(3);
+        assertThat(barrier.checksInLog)
+                .as("CHECK tuples in the barrier-mode log: all written at barriers")
+                .isPositive()
+                .isEqualTo(barrier.counter(CecMetrics.BARRIER_CHECK_TUPLES));
+        assertThat(barrier.counter(CecMetrics.INPUT_TUPLES)).as("INPUT records").isZero();
+    }
+
+    @Test
+    void eventualRecoveryReadsABoundedTailWhereOpenOnlyReadsBackToTheOldestWindow() throws Exception {
+        Run eventual = run(CecMode.EVENTUAL, Duration.ofMillis(100), 40_000, 12_000L, 32_000L);
+        Run openOnly = run(CecMode.OPEN_ONLY, Duration.ofMillis(100), 40_000, 12_000L, 32_000L);
+        System.out.printf(
+                "records read by the restores after failures at events 12 000 and 32 000: eventual %s (%s inputs replayed),"
+                        + " open-only %s (%s inputs replayed)%n",
+                eventual.recordsScanned, eventual.inputsReplayed, openOnly.recordsScanned, openOnly.inputsReplayed);
+
+        assertThat(openOnly.recordsScanned).as("open-only restores").hasSize(2);
+        assertThat(openOnly.recordsScanned.get(0)).as("open-only: back to the quiet windows' OPENs").isGreaterThan(6_000);
+        assertThat(openOnly.recordsScanned.get(1))
+                .as("open-only: 20 000 events later, that much more to read")
+                .isGreaterThan(openOnly.recordsScanned.get(0) + 12_000);
+        assertThat(openOnly.counter(CecMetrics.CHECK_TUPLES)).isZero();
+
+        assertThat(eventual.recordsScanned).as("eventual restores").hasSize(2);
+        assertThat(eventual.recordsScanned)
+                .as("eventual: about T + H of input (some hundred records), whatever the windows' age")
+                .allSatisfy(n -> assertThat(n).isPositive().isLessThan(5_000));
+        assertThat(eventual.inputsReplayed).allSatisfy(n -> assertThat(n).isPositive());
+        assertThat(eventual.counter(CecMetrics.BARRIER_CHECK_TUPLES)).isZero();
+        assertThat(eventual.counter(CecMetrics.CHECK_TUPLES)).as("policy CHECKs").isPositive();
+    }
+
+    /**
+     * Runs the job in {@code mode} on {@code events} events, failing once at each of {@code
+     * failAt}; checks that the committed RESULTs are exactly the counts per key.
+     */
+    private Run run(CecMode mode, Duration period, long events, Long... failAt) throws Exception {
+        PENDING_FAILURES.clear();
+        Collections.addAll(PENDING_FAILURES, failAt);
+        File dir = new File(tmp, mode + "-" + events);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(100);
+        env.getConfig().setAutoWatermarkInterval(10);
+        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(failAt.length, 50));
+        DataGeneratorSource<Tuple2<String, Long>> source =
+                new DataGeneratorSource<>(
+                        CecEventualModeTest::event,
+                        events,
+                        RateLimiterStrategy.perSecond(10_000),
+                        Types.TUPLE(Types.STRING, Types.LONG));
+        DataStream<Tuple2<String, Long>> input =
+                env.fromSource(
+                                source,
+                                WatermarkStrategy.<Tuple2<String, Long>>forMonotonousTimestamps()
+                                        .withTimestampAssigner((e, ts) -> e.f1),
+                                "events")
+                        .map(new FailAt());
+        DataStream<CecRecord<String, TimeWindow, Long, Long>> cec =
+                CecWindows.of(input.keyBy(e -> e.f0))
+                        .window(TumblingEventTimeWindows.of(Duration.ofHours(1)))
+                        .aggregate(
+                                new WordCountJob.Count(),
+                                CecOptions.builder(dir.toURI().toString())
+                                        .mode(mode)
+                                        .period(period)
+                                        .slowThreshold(Duration.ofMillis(100))
+                                        .build())
+                        .name("cec-under-test");
+        TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type = cec.getType();
+        cec.addSink(new DiscardingSink<>());
+        JobID job = env.execute("cec " + mode).getJobID();
+
+        assertThat(PENDING_FAILURES).as("failures that did not fire").isEmpty();
+        List<CecRecord<String, TimeWindow, Long, Long>> committed = readCommitted(dir, type);
+        List<String> results = new ArrayList<>();
+        long checks = 0;
+        for (CecRecord<String, TimeWindow, Long, Long> r : committed) {
+            if (r.isResult()) {
+                results.add(r.getKey() + "=" + r.getValue());
+            }
+            checks += r.getKind() == CecRecordKind.CHECK ? 1 : 0;
+        }
+        assertThat(results).as("committed RESULTs").containsExactlyInAnyOrderElementsOf(expectedCounts(events));
+        return new Run(REPORTER.findOperatorMetricGroups(job, "cec-under-test"), checks);
+    }
+
+    /** Event i: the quiet keys first, one each, then the busy keys in turn; event time i ms. */
+    private static Tuple2<String, Long> event(long i) {
+        return Tuple2.of(i < QUIET_KEYS ? "quiet-" + i : "busy-" + i % BUSY_KEYS, i);
+    }
+
+    private static List<String> expectedCounts(long events) {
+        List<String> counts = new ArrayList<>();
+        for (int k = 0; k < QUIET_KEYS; k++) {
+            counts.add("quiet-" + k + "=1");
+        }
+        for (int k = 0; k < BUSY_KEYS; k++) {
+            long n = 0;
+            for (long i = QUIET_KEYS; i < events; i++) {
+                n += i % BUSY_KEYS == k ? 1 : 0;
+            }
+            counts.add("busy-" + k + "=" + n);
+        }
+        return counts;
+    }
+
+    private static List<CecRecord<String, TimeWindow, Long, Long>> readCommitted(
+            File dir, TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type) throws Exception {
+        List<CecRecord<String, TimeWindow, Long, Long>> all = new ArrayList<>();
+        StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
+        reader.setParallelism(1);
+        reader.fromSource(
+                        CecLogSource.of(dir.toURI().toString(), type, Long.MIN_VALUE),
+                        WatermarkStrategy.noWatermarks(),
+                        "committed")
+                .executeAndCollect()
+                .forEachRemaining(all::add);
+        return all;
+    }
+
+    /** The operator's metrics over all attempts of its one subtask, and the CHECKs in its committed log. */
+    private static final class Run {
+        final Map<String, Long> counters = new HashMap<>();
+        /** Per restore, ascending. */
+        final List<Long> recordsScanned = new ArrayList<>();
+        final List<Long> inputsReplayed = new ArrayList<>();
+        final long barriers;
+        final long checksInLog;
+
+        Run(List<OperatorMetricGroup> attempts, long checksInLog) {
+            this.checksInLog = checksInLog;
+            long barriers = 0;
+            for (OperatorMetricGroup attempt : attempts) {
+                Map<String, Metric> metrics = REPORTER.getMetricsByGroup(attempt);
+                for (String name : List.of(CecMetrics.CHECK_TUPLES, CecMetrics.BARRIER_CHECK_TUPLES, CecMetrics.INPUT_TUPLES)) {
+                    counters.merge(name, ((Counter) metrics.get(name)).getCount(), Long::sum);
+                }
+                barriers += ((Histogram) metrics.get(CecMetrics.BARRIER_MILLIS)).getCount();
+                long scanned = (Long) ((Gauge<?>) metrics.get(CecMetrics.RECOVERY_RECORDS_SCANNED)).getValue();
+                if (scanned > 0) {
+                    recordsScanned.add(scanned);
+                    inputsReplayed.add((Long) ((Gauge<?>) metrics.get(CecMetrics.REPLAY_RECORDS)).getValue());
+                }
+            }
+            this.barriers = barriers;
+            // The attempts come in no particular order; in open-only mode a later restore reads more.
+            Collections.sort(recordsScanned);
+        }
+
+        long counter(String name) {
+            return counters.getOrDefault(name, 0L);
+        }
+    }
+
+    /** Fails once when an event with a chosen index passes (event time = index). */
+    static final class FailAt implements MapFunction<Tuple2<String, Long>, Tuple2<String, Long>> {
+        @Override
+        public Tuple2<String, Long> map(Tuple2<String, Long> e) {
+            if (PENDING_FAILURES.remove(e.f1)) {
+                throw new RuntimeException("Injected failure at event " + e.f1);
+            }
+            return e;
+        }
+    }
+}
