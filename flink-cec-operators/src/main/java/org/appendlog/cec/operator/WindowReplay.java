@@ -72,13 +72,10 @@ final class WindowReplay<K, IN, W extends Window, ACC> {
                 }
                 in.setBuffer(record.payload());
                 CecRecord<K, W, ACC, ?> tuple = serializer.deserialize(in);
-                OpenWindow<K, W, ACC> earlier =
-                        replay.windows.remove(new OpenWindow.Id<>(tuple.getKey(), tuple.getWindow()));
+                replay.windows.remove(new OpenWindow.Id<>(tuple.getKey(), tuple.getWindow()));
                 if (tuple.getKind() != CecRecordKind.RESULT) {
-                    long openTime =
-                            tuple.getKind() == CecRecordKind.OPEN
-                                    ? record.timestamp()
-                                    : earlier != null ? earlier.openTime : Long.MIN_VALUE;
+                    // A CHECK marks its window slow (the eventual policy checks only slow windows).
+                    long openTime = tuple.getKind() == CecRecordKind.OPEN ? record.timestamp() : Long.MIN_VALUE;
                     // The segment of the record just read: the reader stays in it until the next call.
                     LogPosition at = new LogPosition(reader.position().segment(), record.offset());
                     OpenWindow<K, W, ACC> window =
