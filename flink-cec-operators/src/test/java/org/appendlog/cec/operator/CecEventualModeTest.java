@@ -26,10 +26,11 @@ import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.groups.OperatorMetricGroup;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
-import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.streaming.api.windowing.windows.Window;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.Test;
@@ -74,8 +75,8 @@ class CecEventualModeTest {
     @Test
     void eventualModeWritesNoCheckAtBarriers() throws Exception {
         // The policy off (T = 0): barrier mode then writes CHECKs at barriers only, eventual mode none at all.
-        Run eventual = run(CecMode.EVENTUAL, Duration.ZERO, 10_000);
-        Run barrier = run(CecMode.BARRIER, Duration.ZERO, 10_000);
+        Run eventual = run(CecMode.EVENTUAL, Duration.ZERO, 30_000, 0);
+        Run barrier = run(CecMode.BARRIER, Duration.ZERO, 30_000, 0);
         System.out.printf(
                 "policy off: eventual %d barriers, %d CHECKs in the log; barrier %d barriers, %d CHECKs in the log%n",
                 eventual.barriers, eventual.checksInLog, barrier.barriers, barrier.checksInLog);
@@ -83,7 +84,7 @@ class CecEventualModeTest {
         assertThat(eventual.barriers).as("barriers the eventual operator passed").isGreaterThanOrEqualTo(3);
         assertThat(eventual.counter(CecMetrics.BARRIER_CHECK_TUPLES)).isZero();
         assertThat(eventual.checksInLog).as("CHECK tuples in the eventual log").isZero();
-        assertThat(eventual.counter(CecMetrics.INPUT_TUPLES)).as("INPUT records").isEqualTo(10_000);
+        assertThat(eventual.counter(CecMetrics.INPUT_TUPLES)).as("INPUT records").isEqualTo(30_000);
 
         assertThat(barrier.barriers).as("barriers the barrier-mode operator passed").isGreaterThanOrEqualTo(3);
         assertThat(barrier.checksInLog)
@@ -95,11 +96,11 @@ class CecEventualModeTest {
 
     @Test
     void eventualRecoveryReadsABoundedTailWhereOpenOnlyReadsBackToTheOldestWindow() throws Exception {
-        Run eventual = run(CecMode.EVENTUAL, Duration.ofMillis(100), 40_000, 12_000L, 32_000L);
-        Run openOnly = run(CecMode.OPEN_ONLY, Duration.ofMillis(100), 40_000, 12_000L, 32_000L);
+        Run eventual = run(CecMode.EVENTUAL, Duration.ofMillis(100), 40_000, 0, 12_000L, 32_000L);
+        Run openOnly = run(CecMode.OPEN_ONLY, Duration.ofMillis(100), 40_000, 0, 12_000L, 32_000L);
         System.out.printf(
-                "records read by the restores after failures at events 12 000 and 32 000: eventual %s (%s inputs replayed),"
-                        + " open-only %s (%s inputs replayed)%n",
+                "records read by the restores after failures at events 12 000 and 32 000: eventual %s (%d inputs replayed),"
+                        + " open-only %s (%d inputs replayed)%n",
                 eventual.recordsScanned, eventual.inputsReplayed, openOnly.recordsScanned, openOnly.inputsReplayed);
 
         assertThat(openOnly.recordsScanned).as("open-only restores").hasSize(2);
@@ -111,21 +112,34 @@ class CecEventualModeTest {
 
         assertThat(eventual.recordsScanned).as("eventual restores").hasSize(2);
         assertThat(eventual.recordsScanned)
-                .as("eventual: about T + H of input (some hundred records), whatever the windows' age")
-                .allSatisfy(n -> assertThat(n).isPositive().isLessThan(5_000));
-        assertThat(eventual.inputsReplayed).allSatisfy(n -> assertThat(n).isPositive());
+                .as("eventual: the 15 windows' footprints and about T + H of input, whatever the windows' age")
+                .allSatisfy(n -> assertThat(n).isGreaterThanOrEqualTo(QUIET_KEYS + BUSY_KEYS).isLessThan(5_000));
         assertThat(eventual.counter(CecMetrics.BARRIER_CHECK_TUPLES)).isZero();
         assertThat(eventual.counter(CecMetrics.CHECK_TUPLES)).as("policy CHECKs").isPositive();
     }
 
     /**
-     * Runs the job in {@code mode} on {@code events} events, failing once at each of {@code
-     * failAt}; checks that the committed RESULTs are exactly the counts per key.
+     * Count windows close and reopen under the same (key, window) identity: a restore must replay
+     * each element into the incarnation it reached. The quiet keys' windows never fill.
      */
-    private Run run(CecMode mode, Duration period, long events, Long... failAt) throws Exception {
+    @Test
+    void countWindowsAreReplayedExactly() throws Exception {
+        Run eventual = run(CecMode.EVENTUAL, Duration.ofMillis(100), 40_000, 7, 12_000L, 32_000L);
+        System.out.printf(
+                "count windows, eventual: restores read %s records (%d inputs replayed)%n",
+                eventual.recordsScanned, eventual.inputsReplayed);
+        assertThat(eventual.recordsScanned).as("restores").hasSize(2);
+    }
+
+    /**
+     * Runs the job in {@code mode} on {@code events} events, failing once at each of {@code
+     * failAt}, in one-hour tumbling event-time windows or, if {@code countSize > 0}, in count
+     * windows of that size; checks that the committed RESULTs are exactly the counts per window.
+     */
+    private Run run(CecMode mode, Duration period, long events, long countSize, Long... failAt) throws Exception {
         PENDING_FAILURES.clear();
         Collections.addAll(PENDING_FAILURES, failAt);
-        File dir = new File(tmp, mode + "-" + events);
+        File dir = new File(tmp, mode + "-" + events + "-" + countSize);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         env.enableCheckpointing(100);
@@ -144,32 +158,39 @@ class CecEventualModeTest {
                                         .withTimestampAssigner((e, ts) -> e.f1),
                                 "events")
                         .map(new FailAt());
-        DataStream<CecRecord<String, TimeWindow, Long, Long>> cec =
-                CecWindows.of(input.keyBy(e -> e.f0))
-                        .window(TumblingEventTimeWindows.of(Duration.ofHours(1)))
-                        .aggregate(
-                                new WordCountJob.Count(),
-                                CecOptions.builder(dir.toURI().toString())
-                                        .mode(mode)
-                                        .period(period)
-                                        .slowThreshold(Duration.ofMillis(100))
-                                        .build())
-                        .name("cec-under-test");
-        TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type = cec.getType();
-        cec.addSink(new DiscardingSink<>());
-        JobID job = env.execute("cec " + mode).getJobID();
+        CecWindows<Tuple2<String, Long>, String> windows = CecWindows.of(input.keyBy(e -> e.f0));
+        CecOptions options =
+                CecOptions.builder(dir.toURI().toString())
+                        .mode(mode)
+                        .period(period)
+                        .slowThreshold(Duration.ofMillis(100))
+                        .build();
+        List<String> expected = expectedResults(events, countSize);
+        return countSize > 0
+                ? runAndCheck(dir, windows.countWindow(countSize).aggregate(new WordCountJob.Count(), options), expected)
+                : runAndCheck(
+                        dir,
+                        windows.window(TumblingEventTimeWindows.of(Duration.ofHours(1)))
+                                .aggregate(new WordCountJob.Count(), options),
+                        expected);
+    }
 
+    /** Runs the job of {@code cec}, checks its committed RESULTs ("key=count") and returns what it measured. */
+    private <W extends Window> Run runAndCheck(
+            File dir, SingleOutputStreamOperator<CecRecord<String, W, Long, Long>> cec, List<String> expected)
+            throws Exception {
+        cec.name("cec-under-test").addSink(new DiscardingSink<>());
+        JobID job = cec.getExecutionEnvironment().execute("cec").getJobID();
         assertThat(PENDING_FAILURES).as("failures that did not fire").isEmpty();
-        List<CecRecord<String, TimeWindow, Long, Long>> committed = readCommitted(dir, type);
         List<String> results = new ArrayList<>();
         long checks = 0;
-        for (CecRecord<String, TimeWindow, Long, Long> r : committed) {
+        for (CecRecord<String, W, Long, Long> r : readCommitted(dir, cec.getType())) {
             if (r.isResult()) {
                 results.add(r.getKey() + "=" + r.getValue());
             }
             checks += r.getKind() == CecRecordKind.CHECK ? 1 : 0;
         }
-        assertThat(results).as("committed RESULTs").containsExactlyInAnyOrderElementsOf(expectedCounts(events));
+        assertThat(results).as("committed RESULTs").containsExactlyInAnyOrderElementsOf(expected);
         return new Run(REPORTER.findOperatorMetricGroups(job, "cec-under-test"), checks);
     }
 
@@ -178,24 +199,35 @@ class CecEventualModeTest {
         return Tuple2.of(i < QUIET_KEYS ? "quiet-" + i : "busy-" + i % BUSY_KEYS, i);
     }
 
-    private static List<String> expectedCounts(long events) {
-        List<String> counts = new ArrayList<>();
+    /**
+     * Per window "key=count": with time windows one per key; with count windows of {@code
+     * countSize} one per full window (windows that never fill do not fire, as in Flink).
+     */
+    private static List<String> expectedResults(long events, long countSize) {
+        List<String> results = new ArrayList<>();
         for (int k = 0; k < QUIET_KEYS; k++) {
-            counts.add("quiet-" + k + "=1");
+            if (countSize <= 1) {
+                results.add("quiet-" + k + "=1");
+            }
         }
         for (int k = 0; k < BUSY_KEYS; k++) {
             long n = 0;
             for (long i = QUIET_KEYS; i < events; i++) {
                 n += i % BUSY_KEYS == k ? 1 : 0;
             }
-            counts.add("busy-" + k + "=" + n);
+            if (countSize == 0) {
+                results.add("busy-" + k + "=" + n);
+            }
+            for (long full = 0; countSize > 0 && full < n / countSize; full++) {
+                results.add("busy-" + k + "=" + countSize);
+            }
         }
-        return counts;
+        return results;
     }
 
-    private static List<CecRecord<String, TimeWindow, Long, Long>> readCommitted(
-            File dir, TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type) throws Exception {
-        List<CecRecord<String, TimeWindow, Long, Long>> all = new ArrayList<>();
+    private static <W extends Window> List<CecRecord<String, W, Long, Long>> readCommitted(
+            File dir, TypeInformation<CecRecord<String, W, Long, Long>> type) throws Exception {
+        List<CecRecord<String, W, Long, Long>> all = new ArrayList<>();
         StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
         reader.setParallelism(1);
         reader.fromSource(
@@ -212,7 +244,8 @@ class CecEventualModeTest {
         final Map<String, Long> counters = new HashMap<>();
         /** Per restore, ascending. */
         final List<Long> recordsScanned = new ArrayList<>();
-        final List<Long> inputsReplayed = new ArrayList<>();
+        /** Over all restores. */
+        long inputsReplayed;
         final long barriers;
         final long checksInLog;
 
@@ -228,7 +261,7 @@ class CecEventualModeTest {
                 long scanned = (Long) ((Gauge<?>) metrics.get(CecMetrics.RECOVERY_RECORDS_SCANNED)).getValue();
                 if (scanned > 0) {
                     recordsScanned.add(scanned);
-                    inputsReplayed.add((Long) ((Gauge<?>) metrics.get(CecMetrics.REPLAY_RECORDS)).getValue());
+                    inputsReplayed += (Long) ((Gauge<?>) metrics.get(CecMetrics.REPLAY_RECORDS)).getValue();
                 }
             }
             this.barriers = barriers;
