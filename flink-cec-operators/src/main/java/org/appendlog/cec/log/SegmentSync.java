@@ -42,6 +42,7 @@ public final class SegmentSync {
     }
 
     private void syncStreams() throws IOException {
+        data.flush();
         data.sync();
         index.flush();
         index.sync();

@@ -4,7 +4,6 @@ import org.appendlog.cec.api.CecConfigOptions;
 import org.appendlog.cec.api.CecMode;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
-import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecRecordSerializer;
 import org.appendlog.cec.api.CecRecordTypeInfo;
 import org.appendlog.cec.log.CommitMarker;
@@ -27,8 +26,8 @@ import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
-import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -507,22 +506,26 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     }
 
     private void onShotTimer(long time) throws Exception {
+        // The current time, not the timer's: a late timer has more shots due.
         shoot(now());
         getProcessingTimeService().registerTimer(nextShot, this::onShotTimer);
     }
 
     /**
-     * One shot of the eventual policy at {@code clock}: a CHECK for each of the M slow windows with
-     * the oldest footprints, changed or not (the CHECK moves the recovery horizon). With N slow
-     * windows the next shot comes T / ceil(N / M) later, so every slow window is checked within T.
+     * The shots of the eventual policy due at {@code clock}: each a CHECK for the M slow windows
+     * with the oldest footprints, changed or not (the CHECK moves the recovery horizon). With N
+     * slow windows a shot is due every T / ceil(N / M), so every slow window is checked within T.
+     * A watermark (or a late timer) can pass several due shots at once; they are fired together,
+     * at most ceil(N / M), so that the horizon keeps up with the clock.
      */
     private void shoot(long clock) throws IOException {
         long h = options.slowThresholdMillis();
         footprints.promoteSlow(clock < Long.MIN_VALUE + h ? Long.MIN_VALUE : clock - h);
         int max = options.maxWindowsPerShot();
         long shots = Math.max(1, (footprints.slowCount() + max - 1) / max);
-        checkpointWindows(footprints.oldestSlow(max));
         long step = Math.max(1, options.periodMillis() / shots);
+        long due = nextShot == Long.MIN_VALUE || clock < nextShot ? 1 : Math.min(shots, 1 + (clock - nextShot) / step);
+        checkpointWindows(footprints.oldestSlow((int) Math.min(Integer.MAX_VALUE, due * max)));
         nextShot = clock > Long.MAX_VALUE - step ? Long.MAX_VALUE : clock + step;
     }
 
