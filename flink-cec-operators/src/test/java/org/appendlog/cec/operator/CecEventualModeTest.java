@@ -30,12 +30,15 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.streaming.api.windowing.windows.Window;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.File;
 import java.time.Duration;
@@ -137,14 +140,50 @@ class CecEventualModeTest {
      * windows of that size; checks that the committed RESULTs are exactly the counts per window.
      */
     private Run run(CecMode mode, Duration period, long events, long countSize, Long... failAt) throws Exception {
+        File dir = new File(tmp, mode + "-" + events + "-" + countSize);
+        CecWindows<Tuple2<String, Long>, String> windows = input(environment(new Configuration(), failAt), events);
+        CecOptions options = options(dir, mode, period);
+        List<String> expected = expectedResults(events, countSize);
+        return countSize > 0
+                ? runAndCheck(dir, windows.countWindow(countSize).aggregate(new WordCountJob.Count(), options), expected)
+                : runAndCheck(dir, hourWindows(windows, options), expected);
+    }
+
+    /**
+     * A savepoint taken in one mode restores in another: a checkpoint records whether its stream
+     * logs the input, and the restore follows it (a replay also in barrier mode, whose next barrier
+     * then checks every replayed window). The restored job fails once more, to restore in its own mode.
+     */
+    @ParameterizedTest(name = "{0} to {1}")
+    @CsvSource({"EVENTUAL, BARRIER", "BARRIER, EVENTUAL", "OPEN_ONLY, EVENTUAL"})
+    void aSavepointRestoresInAnotherMode(CecMode from, CecMode to) throws Exception {
+        File dir = new File(tmp, from + "-to-" + to);
+        StreamExecutionEnvironment first = environment(new Configuration());
+        hourWindows(input(first, 40_000), options(dir, from, Duration.ofMillis(100)))
+                .uid("cec-under-test")
+                .addSink(new DiscardingSink<>());
+        Configuration restore =
+                CecMiniCluster.stopAfterFirstCommit(first.executeAsync(), dir, new File(tmp, "savepoints"), false);
+        CecWindows<Tuple2<String, Long>, String> windows = input(environment(restore, 30_000L), 40_000);
+        Run run = runAndCheck(
+                dir, hourWindows(windows, options(dir, to, Duration.ofMillis(100))), expectedResults(40_000, 0));
+        assertThat(run.recordsScanned).as("the savepoint's restore and the failure's").hasSize(2);
+    }
+
+    /** The environment of a test job that fails once at each of {@code failAt}. */
+    private static StreamExecutionEnvironment environment(Configuration config, Long... failAt) {
         PENDING_FAILURES.clear();
         Collections.addAll(PENDING_FAILURES, failAt);
-        File dir = new File(tmp, mode + "-" + events + "-" + countSize);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(1);
         env.enableCheckpointing(100);
         env.getConfig().setAutoWatermarkInterval(10);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(failAt.length, 50));
+        return env;
+    }
+
+    /** {@code events} events ({@link #event}), 10 000 a second, keyed by word. */
+    private static CecWindows<Tuple2<String, Long>, String> input(StreamExecutionEnvironment env, long events) {
         DataGeneratorSource<Tuple2<String, Long>> source =
                 new DataGeneratorSource<>(
                         CecEventualModeTest::event,
@@ -157,29 +196,30 @@ class CecEventualModeTest {
                                 WatermarkStrategy.<Tuple2<String, Long>>forMonotonousTimestamps()
                                         .withTimestampAssigner((e, ts) -> e.f1),
                                 "events")
-                        .map(new FailAt());
-        CecWindows<Tuple2<String, Long>, String> windows = CecWindows.of(input.keyBy(e -> e.f0));
-        CecOptions options =
-                CecOptions.builder(dir.toURI().toString())
-                        .mode(mode)
-                        .period(period)
-                        .slowThreshold(Duration.ofMillis(100))
-                        .build();
-        List<String> expected = expectedResults(events, countSize);
-        return countSize > 0
-                ? runAndCheck(dir, windows.countWindow(countSize).aggregate(new WordCountJob.Count(), options), expected)
-                : runAndCheck(
-                        dir,
-                        windows.window(TumblingEventTimeWindows.of(Duration.ofHours(1)))
-                                .aggregate(new WordCountJob.Count(), options),
-                        expected);
+                        .uid("events")
+                        .map(new FailAt())
+                        .uid("fail-at");
+        return CecWindows.of(input.keyBy(e -> e.f0));
+    }
+
+    private static CecOptions options(File dir, CecMode mode, Duration period) {
+        return CecOptions.builder(dir.toURI().toString())
+                .mode(mode)
+                .period(period)
+                .slowThreshold(Duration.ofMillis(100))
+                .build();
+    }
+
+    private static SingleOutputStreamOperator<CecRecord<String, TimeWindow, Long, Long>> hourWindows(
+            CecWindows<Tuple2<String, Long>, String> windows, CecOptions options) {
+        return windows.window(TumblingEventTimeWindows.of(Duration.ofHours(1))).aggregate(new WordCountJob.Count(), options);
     }
 
     /** Runs the job of {@code cec}, checks its committed RESULTs ("key=count") and returns what it measured. */
     private <W extends Window> Run runAndCheck(
             File dir, SingleOutputStreamOperator<CecRecord<String, W, Long, Long>> cec, List<String> expected)
             throws Exception {
-        cec.name("cec-under-test").addSink(new DiscardingSink<>());
+        cec.name("cec-under-test").uid("cec-under-test").addSink(new DiscardingSink<>());
         JobID job = cec.getExecutionEnvironment().execute("cec").getJobID();
         assertThat(PENDING_FAILURES).as("failures that did not fire").isEmpty();
         List<String> results = new ArrayList<>();
