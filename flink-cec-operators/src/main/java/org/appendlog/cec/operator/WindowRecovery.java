@@ -24,9 +24,9 @@ import java.util.function.Supplier;
  * The recovery scan of a barrier-mode checkpoint: reads a subtask's stream backwards from a
  * checkpointed position and collects the latest footprint of every window that was open there.
  * The newest tuple of a window decides: a RESULT means the window had closed, an OPEN or CHECK is
- * its state (a barrier wrote a CHECK for every changed window). INPUT records are passed over. The
- * scan stops as soon as it has {@code n} open windows, so its length depends on how old the
- * oldest footprint is, not on the size of the log.
+ * its state (a barrier wrote a CHECK for every changed window). Records that are not tuples (the
+ * logged input) are passed over. The scan stops as soon as it has {@code n} open windows, so its
+ * length depends on how old the oldest footprint is, not on the size of the log.
  */
 final class WindowRecovery<K, W extends Window, ACC> {
 
@@ -62,7 +62,7 @@ final class WindowRecovery<K, W extends Window, ACC> {
                                     + " open windows found; the log is incomplete");
                 }
                 scanned++;
-                if (LoggedInput.isInput(record.payload())) {
+                if (!CecRecordKind.isTuple(record.payload())) {
                     continue;
                 }
                 in.setBuffer(record.payload());

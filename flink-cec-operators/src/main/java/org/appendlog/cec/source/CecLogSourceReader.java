@@ -1,7 +1,7 @@
 package org.appendlog.cec.source;
 
 import org.appendlog.cec.api.CecRecord;
-import org.appendlog.cec.operator.LoggedInput;
+import org.appendlog.cec.api.CecRecordKind;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -11,7 +11,10 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 
 import java.util.Map;
 
-/** Source reader of {@link CecLogSource}: decodes log records into {@link CecRecord}s, skipping INPUT records. */
+/**
+ * Source reader of {@link CecLogSource}: decodes log records into {@link CecRecord}s, skipping the
+ * operator's internal records.
+ */
 final class CecLogSourceReader<K, W, ACC, OUT>
         extends SingleThreadMultiplexSourceReaderBase<
                 PositionedRecord, CecRecord<K, W, ACC, OUT>, CecLogSplit, CecLogSplitState> {
@@ -20,8 +23,8 @@ final class CecLogSourceReader<K, W, ACC, OUT>
         super(
                 CecLogSplitReader::new,
                 (element, output, state) -> {
-                    // INPUT records are the operator's own backup of its input, not tuples.
-                    if (!LoggedInput.isInput(element.record.payload())) {
+                    // The operator's internal records (its logged input) are not tuples.
+                    if (CecRecordKind.isTuple(element.record.payload())) {
                         DataInputDeserializer in = new DataInputDeserializer(element.record.payload());
                         output.collect(serializer.deserialize(in), element.record.timestamp());
                     }
