@@ -104,6 +104,19 @@ wait_for() {
   done
 }
 
+# exec_cli LOG MAIN_CLASS ARGS...: replaces this shell with a command-line client (Flink's, the log tool) that
+# runs with the configuration and classpath of the cluster started by deploy/flink.sh, logging to logs/LOG.log.
+exec_cli() {
+  local log=$1 main=$2 conf=$WORK_DIR/flink/conf
+  shift 2
+  [[ -f $conf/flink-conf.yaml ]] || die "no Flink configuration in $conf: start the cluster with deploy/flink.sh start"
+  export FLINK_CONF_DIR=$conf
+  exec $JAVA $JAVA_OPENS -Xmx256m -Dlog.file="$WORK_DIR/logs/$log.log" \
+    -Dlog4j.configurationFile="file:$conf/log4j-cli.properties" \
+    -cp "$(classpath flink):${APPENDLOG_PLUGIN_JARS%:}:$(classpath hadoop)" \
+    "$main" "$@"
+}
+
 port_open() { (exec 3<>"/dev/tcp/$BIND_HOST/$1") 2>/dev/null; }
 
 # xml_site FILE NAME=VALUE...: writes a Hadoop-style *-site.xml.

@@ -6,11 +6,4 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-CONF=$WORK_DIR/flink/conf
-[[ -f $CONF/flink-conf.yaml ]] || die "no Flink configuration in $CONF: start the cluster with deploy/flink.sh start"
-
-export FLINK_CONF_DIR=$CONF
-exec $JAVA $JAVA_OPENS -Xmx256m -Dlog.file="$WORK_DIR/logs/flink-client.log" \
-  -Dlog4j.configurationFile="file:$CONF/log4j-cli.properties" \
-  -cp "$(classpath flink):${APPENDLOG_PLUGIN_JARS%:}:$(classpath hadoop)" \
-  org.apache.flink.client.cli.CliFrontend "$@"
+exec_cli flink-client org.apache.flink.client.cli.CliFrontend "$@"

@@ -41,8 +41,8 @@ state.backend.appendlog.dir: $HDFS_URI/flink/appendlog
 # The project's checkpoint storage in the standalone HBase (execution.checkpointing.storage is Flink 1.20's
 # name of state.checkpoint-storage); savepoints are files on HDFS.
 execution.checkpointing.storage: org.appendlog.hbase.HBaseCheckpointStorageFactory
-state.checkpoint-storage.hbase.zookeeper.quorum: $BIND_HOST:$ZOOKEEPER_PORT
-state.checkpoint-storage.hbase.table: flink_checkpoints
+execution.checkpointing.hbase.zookeeper.quorum: $BIND_HOST:$ZOOKEEPER_PORT
+execution.checkpointing.hbase.table: flink_checkpoints
 execution.checkpointing.savepoint-dir: $HDFS_URI/flink/savepoints
 
 execution.checkpointing.interval: $CHECKPOINT_INTERVAL

@@ -24,8 +24,15 @@ public final class CommittedResults {
     public static <K, W, ACC, OUT> List<CecRecord<K, W, ACC, OUT>> read(
             File dir, TypeInformation<CecRecord<K, W, ACC, OUT>> type, StreamExecutionEnvironment reader)
             throws Exception {
+        return read(dir, type, reader, Long.MIN_VALUE);
+    }
+
+    /** The RESULT tuples with timestamp at or after {@code fromTimestamp}. */
+    public static <K, W, ACC, OUT> List<CecRecord<K, W, ACC, OUT>> read(
+            File dir, TypeInformation<CecRecord<K, W, ACC, OUT>> type, StreamExecutionEnvironment reader,
+            long fromTimestamp) throws Exception {
         List<CecRecord<K, W, ACC, OUT>> results = new ArrayList<>();
-        reader.fromSource(CecLogSource.of(dir.toURI().toString(), type, Long.MIN_VALUE), WatermarkStrategy.noWatermarks(),
+        reader.fromSource(CecLogSource.of(dir.toURI().toString(), type, fromTimestamp), WatermarkStrategy.noWatermarks(),
                         "history")
                 .filter(CecRecord::isResult)
                 .executeAndCollect()
@@ -37,7 +44,14 @@ public final class CommittedResults {
     public static <K, ACC, OUT> List<String> readDescribed(
             File dir, TypeInformation<CecRecord<K, TimeWindow, ACC, OUT>> type, StreamExecutionEnvironment reader)
             throws Exception {
-        return read(dir, type, reader).stream()
+        return readDescribed(dir, type, reader, Long.MIN_VALUE);
+    }
+
+    /** The RESULTs of time windows with timestamp at or after {@code fromTimestamp}, each as {@link #describe}d. */
+    public static <K, ACC, OUT> List<String> readDescribed(
+            File dir, TypeInformation<CecRecord<K, TimeWindow, ACC, OUT>> type, StreamExecutionEnvironment reader,
+            long fromTimestamp) throws Exception {
+        return read(dir, type, reader, fromTimestamp).stream()
                 .map(r -> describe(r.getKey(), r.getWindow(), r.getValue()))
                 .collect(Collectors.toList());
     }

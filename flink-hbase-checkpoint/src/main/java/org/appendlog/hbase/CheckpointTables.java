@@ -134,7 +134,7 @@ final class CheckpointTables {
                             + table
                             + "' is configured in this process, so hbase://"
                             + table
-                            + "/ paths cannot be read. Configure 'state.checkpoint-storage: "
+                            + "/ paths cannot be read. Configure 'execution.checkpointing.storage: "
                             + HBaseCheckpointStorageFactory.class.getName()
                             + "' with '"
                             + HBaseCheckpointStorageOptions.TABLE.key()

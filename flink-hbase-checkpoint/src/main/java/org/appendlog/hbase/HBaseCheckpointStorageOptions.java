@@ -6,15 +6,25 @@ import org.apache.flink.configuration.MemorySize;
 
 import java.time.Duration;
 
-/** Configuration options of the HBase checkpoint storage, all under {@code state.checkpoint-storage.hbase.}. */
+/**
+ * Configuration options of the HBase checkpoint storage, all under {@code
+ * execution.checkpointing.hbase.}: Flink 1.20 moved checkpoint storage options from {@code
+ * state.checkpoint-storage} to {@code execution.checkpointing}. Not under {@code
+ * execution.checkpointing.storage.}, because that key is itself an option, and YAML cannot nest
+ * keys under a key that has a value. The keys under {@code state.checkpoint-storage.hbase.} still
+ * work, as deprecated keys.
+ */
 public final class HBaseCheckpointStorageOptions {
 
-    static final String PREFIX = "state.checkpoint-storage.hbase.";
+    static final String PREFIX = "execution.checkpointing.hbase.";
+
+    static final String DEPRECATED_PREFIX = "state.checkpoint-storage.hbase.";
 
     public static final ConfigOption<String> ZOOKEEPER_QUORUM =
             ConfigOptions.key(PREFIX + "zookeeper.quorum")
                     .stringType()
                     .noDefaultValue()
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "zookeeper.quorum")
                     .withDescription(
                             "ZooKeeper quorum of the HBase cluster that stores the checkpoints, as"
                                     + " comma-separated host or host:port entries (HBase's"
@@ -27,6 +37,7 @@ public final class HBaseCheckpointStorageOptions {
             ConfigOptions.key(PREFIX + "site-file")
                     .stringType()
                     .noDefaultValue()
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "site-file")
                     .withDescription(
                             "Local path of an hbase-site.xml with the HBase client settings"
                                     + " (quorum, znode parent, security). Options set here take"
@@ -36,6 +47,7 @@ public final class HBaseCheckpointStorageOptions {
             ConfigOptions.key(PREFIX + "table")
                     .stringType()
                     .defaultValue("flink_checkpoints")
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "table")
                     .withDescription(
                             "HBase table (default namespace) that holds the checkpoint rows. It is"
                                     + " created and pre-split if missing.");
@@ -44,6 +56,7 @@ public final class HBaseCheckpointStorageOptions {
             ConfigOptions.key(PREFIX + "column-family")
                     .stringType()
                     .defaultValue("s")
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "column-family")
                     .withDescription(
                             "Column family of the checkpoint cells. A table created by the storage"
                                     + " keeps one version per cell.");
@@ -52,6 +65,7 @@ public final class HBaseCheckpointStorageOptions {
             ConfigOptions.key(PREFIX + "durability")
                     .enumType(WalDurability.class)
                     .defaultValue(WalDurability.SYNC_WAL)
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "durability")
                     .withDescription(
                             "Write-ahead-log durability of every checkpoint write: SYNC_WAL (the"
                                     + " WAL edit reaches the file system before the write is"
@@ -59,12 +73,13 @@ public final class HBaseCheckpointStorageOptions {
                                     + " (the WAL is written in the background: a region server"
                                     + " crash can lose the last writes; logged as a warning),"
                                     + " SKIP_WAL (no WAL: a region server crash loses everything"
-                                    + " not yet flushed; logged as a warning).");
+                                    + " not yet flushed; logged as a warning). Case-insensitive.");
 
     public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
             ConfigOptions.key(PREFIX + "write-buffer-size")
                     .memoryType()
                     .defaultValue(MemorySize.parse("4mb"))
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "write-buffer-size")
                     .withDescription(
                             "Client-side buffer of the BufferedMutator per state stream; puts are"
                                     + " sent in batches of this size. Every stream is flushed"
@@ -74,17 +89,19 @@ public final class HBaseCheckpointStorageOptions {
             ConfigOptions.key(PREFIX + "chunk-size")
                     .memoryType()
                     .defaultValue(MemorySize.parse("2mb"))
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "chunk-size")
                     .withDescription(
                             "Largest cell a state stream is split into. Must stay below the"
                                     + " server's 'hbase.server.keyvalue.maxsize' and the client's"
                                     + " 'hbase.client.keyvalue.maxsize' (10 MB by default) by 1 kb"
                                     + " for the row key and cell header; a chunk size above the"
-                                    + " client's limit fails the job's start.");
+                                    + " client's limit fails the job's start. At most 64 mb.");
 
     public static final ConfigOption<Integer> SALT_BUCKETS =
             ConfigOptions.key(PREFIX + "salt-buckets")
                     .intType()
                     .defaultValue(16)
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "salt-buckets")
                     .withDescription(
                             "Number of salt prefixes (1 to 256) that spread one checkpoint's rows"
                                     + " over regions; a new table is pre-split at each prefix. An"
@@ -94,6 +111,7 @@ public final class HBaseCheckpointStorageOptions {
             ConfigOptions.key(PREFIX + "inline-threshold")
                     .memoryType()
                     .defaultValue(MemorySize.parse("20kb"))
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "inline-threshold")
                     .withDescription(
                             "State streams up to this size are not written to HBase but kept"
                                     + " inside the checkpoint metadata, like Flink's"
@@ -104,6 +122,7 @@ public final class HBaseCheckpointStorageOptions {
             ConfigOptions.key(PREFIX + "client.retries")
                     .intType()
                     .defaultValue(10)
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "client.retries")
                     .withDescription(
                             "How often the HBase client retries an operation"
                                     + " ('hbase.client.retries.number').");
@@ -112,6 +131,7 @@ public final class HBaseCheckpointStorageOptions {
             ConfigOptions.key(PREFIX + "client.timeout")
                     .durationType()
                     .defaultValue(Duration.ofSeconds(60))
+                    .withDeprecatedKeys(DEPRECATED_PREFIX + "client.timeout")
                     .withDescription(
                             "Upper bound of one HBase operation including its retries"
                                     + " ('hbase.client.operation.timeout'), and of connecting to"

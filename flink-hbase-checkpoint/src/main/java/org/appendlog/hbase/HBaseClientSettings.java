@@ -105,6 +105,9 @@ final class HBaseClientSettings implements Serializable {
 
     @Override
     public String toString() {
-        return "HBase at ZooKeeper quorum '" + effectiveQuorum() + "'";
+        return "HBase at ZooKeeper quorum '"
+                + effectiveQuorum()
+                + "'"
+                + (siteFile == null ? "" : ", site file " + siteFile);
     }
 }

@@ -145,7 +145,10 @@ final class HBaseStorageSettings implements Serializable {
     /** Parses the durability by name, case-insensitively, naming the allowed values on failure. */
     private static WalDurability durability(ReadableConfig config) {
         ConfigOption<String> raw =
-                ConfigOptions.key(DURABILITY.key()).stringType().noDefaultValue();
+                ConfigOptions.key(DURABILITY.key())
+                        .stringType()
+                        .noDefaultValue()
+                        .withDeprecatedKeys(HBaseCheckpointStorageOptions.DEPRECATED_PREFIX + "durability");
         String name = config.get(raw);
         if (name == null) {
             return DURABILITY.defaultValue();

@@ -8,6 +8,7 @@ import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.SegmentedLog;
 import org.appendlog.statebackend.metrics.AppendLogMetrics;
+import org.appendlog.statebackend.metrics.SuppliedCounter;
 import org.appendlog.statebackend.snapshot.AppendLogSnapshotStrategy;
 import org.appendlog.statebackend.snapshot.CheckpointLineage;
 import org.appendlog.statebackend.tracking.ChangeTracker;
@@ -202,10 +203,18 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         group.gauge(AppendLogMetrics.RESTORE_BYTES_READ, () -> restoredBytes);
         group.gauge(AppendLogMetrics.TOTAL_BYTES, index::totalBytes);
         group.gauge(AppendLogMetrics.LIVE_ENTRIES, index::liveEntries);
-        group.gauge(AppendLogMetrics.BYTES_APPENDED, log::bytesAppended);
-        group.gauge(AppendLogMetrics.FULL_BATCHES, this::fullBatches);
+        group.counter(AppendLogMetrics.BYTES_APPENDED, new SuppliedCounter(log::bytesAppended));
+        group.counter(AppendLogMetrics.FULL_BATCHES, new SuppliedCounter(this::fullBatches));
         group.gauge(AppendLogMetrics.DIRTY_ENTRIES, tracker::size);
-        group.gauge(AppendLogMetrics.UNTRACKED_INTERVALS, tracker::untrackedIntervals);
+        group.counter(
+                AppendLogMetrics.UNTRACKED_INTERVALS,
+                new SuppliedCounter(tracker::untrackedIntervals));
+        group.gauge(AppendLogMetrics.INDEX_HEAP_BYTES, index::heapBytes);
+        group.gauge(AppendLogMetrics.CHANGE_BUFFER_BYTES, tracker::bufferedBytes);
+        group.gauge(AppendLogMetrics.SEGMENT_COUNT, index::segmentCount);
+        group.gauge(
+                AppendLogMetrics.COMPACTION_STOPPED,
+                () -> compactor != null && index.missedUpdate() ? 1 : 0);
     }
 
     @Nonnull

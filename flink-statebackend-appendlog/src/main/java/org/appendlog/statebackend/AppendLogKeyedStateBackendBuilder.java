@@ -216,7 +216,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
         List<RestoredCheckpoint> checkpoints = restoreHandles.checkpoints();
         RestoredCheckpoint restored = checkpoints.size() == 1 ? checkpoints.get(0) : null;
         WriterLineage lineage = restored == null ? WriterLineage.NONE : restored.manifest().lineage();
-        log.continueLineage(lineage.continuedIn(run));
+        log.continueLineage(lineage.forRun(run));
         boolean ownKeyGroups =
                 handles.isEmpty()
                         || (restored != null

@@ -17,7 +17,8 @@ public final class AppendLogOptions {
                     .noDefaultValue()
                     .withDescription(
                             "Directory of the state log, on any Flink file system (hdfs://, file://, ...)."
-                                    + " Defaults to '<execution.checkpointing.dir>/appendlog'.");
+                                    + " Defaults to '<execution.checkpointing.dir>/appendlog'; with"
+                                    + " neither set, the backend fails at startup naming both.");
 
     public static final ConfigOption<MemorySize> SEGMENT_SIZE =
             ConfigOptions.key("state.backend.appendlog.segment-size")
@@ -25,7 +26,7 @@ public final class AppendLogOptions {
                     .defaultValue(MemorySize.parse("64mb"))
                     .withDescription(
                             "Size at which the active log segment is closed and the next checkpoint"
-                                    + " opens a new one.");
+                                    + " opens a new one. At least 1 kb.");
 
     public static final ConfigOption<Boolean> SEAL_EVERY_BATCH =
             ConfigOptions.key("state.backend.appendlog.seal-every-batch")
@@ -50,7 +51,8 @@ public final class AppendLogOptions {
                             "Serialized writes that the task buffers between two checkpoints before it"
                                     + " keeps only the latest write of each entry in place (and doubles"
                                     + " this bound if that did not halve the buffer). Matters only"
-                                    + " when a checkpoint interval sees more writes than this.");
+                                    + " when a checkpoint interval sees more writes than this. At"
+                                    + " least 1 mb.");
 
     public static final ConfigOption<SyncMode> SYNC_MODE =
             ConfigOptions.key("state.backend.appendlog.sync-mode")
@@ -82,15 +84,18 @@ public final class AppendLogOptions {
                                     + " live entries by more than this ratio (state that turns over"
                                     + " between checkpoints, such as windows); the log before such a"
                                     + " batch is no longer needed. Must be greater than 0; larger"
-                                    + " values make full batches rarer.");
+                                    + " values make full batches rarer, and 'Infinity' turns them"
+                                    + " off.");
 
     public static final ConfigOption<Integer> RESTORE_PARALLELISM =
             ConfigOptions.key("state.backend.appendlog.restore-parallelism")
                     .intType()
                     .defaultValue(2)
                     .withDescription(
-                            "Threads that read the log in parallel on restore; each reads"
-                                    + " contiguous slices of the owned key groups from every batch.");
+                            "Threads that read the log in parallel on restore ('appendlog-restore"
+                                    + " <key groups> #n'); each reads contiguous slices of the owned"
+                                    + " key groups from every batch. With 1, the task thread reads"
+                                    + " the log itself.");
 
     public static final ConfigOption<Boolean> COMPACTION_ENABLED =
             ConfigOptions.key("state.backend.appendlog.compaction.enabled")
@@ -108,7 +113,8 @@ public final class AppendLogOptions {
                     .withDescription(
                             "Compaction starts once dead bytes / total bytes of the closed segments"
                                     + " reaches this ratio (as Kafka's min.cleanable.dirty.ratio)."
-                                    + " Lower values compact more often: more CPU and I/O, faster"
+                                    + " A pass cleans only segments at least this dead. In (0, 1];"
+                                    + " lower values compact more often: more CPU and I/O, faster"
                                     + " restores, smaller logs.");
 
     public static final ConfigOption<Integer> COMPACTION_MAX_SEGMENTS =
@@ -130,7 +136,7 @@ public final class AppendLogOptions {
                     .defaultValue(Duration.ZERO)
                     .withDescription(
                             "A segment is compacted only after it was last written at least this"
-                                    + " long ago (as Kafka's min.compaction.lag.ms).");
+                                    + " long ago (as Kafka's min.compaction.lag.ms). Not negative.");
 
     public static final ConfigOption<MemorySize> COMPACTION_IO_RATE_LIMIT =
             ConfigOptions.key("state.backend.appendlog.compaction.io-rate-limit")
@@ -145,9 +151,9 @@ public final class AppendLogOptions {
                     .intType()
                     .defaultValue(1)
                     .withDescription(
-                            "Threads that one compaction pass uses; each reads and filters"
-                                    + " contiguous slices of the key groups. Passes of one backend"
-                                    + " never overlap.");
+                            "Threads that one compaction pass uses ('appendlog-compactor <key"
+                                    + " groups>'); each reads and filters contiguous slices of the"
+                                    + " key groups. Passes of one backend never overlap. At least 1.");
 
     private AppendLogOptions() {}
 }

@@ -1,5 +1,8 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.log.BatchCompression;
+
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
@@ -13,6 +16,7 @@ import org.apache.flink.runtime.state.OperatorStateBackend;
 import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 
 import java.io.IOException;
+import java.time.Duration;
 
 /**
  * Keyed state on the JVM heap, checkpointed incrementally to an indexed, append-only, segmented
@@ -52,21 +56,77 @@ public class AppendLogStateBackend extends AbstractStateBackend
         return c;
     }
 
+    // Each setter returns a new backend with the option set; set here, an option wins over the
+    // cluster's and the job's configuration. Invalid values fail at once, naming the option.
+
+    /** {@link AppendLogOptions#SEGMENT_SIZE}. */
     public AppendLogStateBackend withSegmentSize(MemorySize size) {
-        return withOption(c -> c.set(AppendLogOptions.SEGMENT_SIZE, size));
+        return with(AppendLogOptions.SEGMENT_SIZE, size);
     }
 
+    /** {@link AppendLogOptions#SEAL_EVERY_BATCH}. */
+    public AppendLogStateBackend withSealEveryBatch(boolean seal) {
+        return with(AppendLogOptions.SEAL_EVERY_BATCH, seal);
+    }
+
+    /** {@link AppendLogOptions#CHANGE_BUFFER_SIZE}. */
+    public AppendLogStateBackend withChangeBufferSize(MemorySize size) {
+        return with(AppendLogOptions.CHANGE_BUFFER_SIZE, size);
+    }
+
+    /** {@link AppendLogOptions#SYNC_MODE}. */
     public AppendLogStateBackend withSyncMode(SyncMode mode) {
-        return withOption(c -> c.set(AppendLogOptions.SYNC_MODE, mode));
+        return with(AppendLogOptions.SYNC_MODE, mode);
     }
 
+    /** {@link AppendLogOptions#COMPRESSION}. */
+    public AppendLogStateBackend withCompression(BatchCompression compression) {
+        return with(AppendLogOptions.COMPRESSION, compression);
+    }
+
+    /** {@link AppendLogOptions#FULL_CHECKPOINT_RATIO}. */
+    public AppendLogStateBackend withFullCheckpointRatio(double ratio) {
+        return with(AppendLogOptions.FULL_CHECKPOINT_RATIO, ratio);
+    }
+
+    /** {@link AppendLogOptions#RESTORE_PARALLELISM}. */
     public AppendLogStateBackend withRestoreParallelism(int threads) {
-        return withOption(c -> c.set(AppendLogOptions.RESTORE_PARALLELISM, threads));
+        return with(AppendLogOptions.RESTORE_PARALLELISM, threads);
     }
 
-    private AppendLogStateBackend withOption(java.util.function.Consumer<Configuration> setter) {
+    /** {@link AppendLogOptions#COMPACTION_ENABLED}. */
+    public AppendLogStateBackend withCompactionEnabled(boolean enabled) {
+        return with(AppendLogOptions.COMPACTION_ENABLED, enabled);
+    }
+
+    /** {@link AppendLogOptions#COMPACTION_MIN_DIRTY_RATIO}. */
+    public AppendLogStateBackend withCompactionMinDirtyRatio(double ratio) {
+        return with(AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO, ratio);
+    }
+
+    /** {@link AppendLogOptions#COMPACTION_MAX_SEGMENTS}. */
+    public AppendLogStateBackend withCompactionMaxSegments(int segments) {
+        return with(AppendLogOptions.COMPACTION_MAX_SEGMENTS, segments);
+    }
+
+    /** {@link AppendLogOptions#COMPACTION_MIN_LAG}. */
+    public AppendLogStateBackend withCompactionMinLag(Duration lag) {
+        return with(AppendLogOptions.COMPACTION_MIN_LAG, lag);
+    }
+
+    /** {@link AppendLogOptions#COMPACTION_IO_RATE_LIMIT}. */
+    public AppendLogStateBackend withCompactionIoRateLimit(MemorySize bytesPerSecond) {
+        return with(AppendLogOptions.COMPACTION_IO_RATE_LIMIT, bytesPerSecond);
+    }
+
+    /** {@link AppendLogOptions#COMPACTION_THREADS}. */
+    public AppendLogStateBackend withCompactionThreads(int threads) {
+        return with(AppendLogOptions.COMPACTION_THREADS, threads);
+    }
+
+    private <T> AppendLogStateBackend with(ConfigOption<T> option, T value) {
         Configuration c = new Configuration(explicitOptions);
-        setter.accept(c);
+        c.set(option, value);
         return new AppendLogStateBackend(c);
     }
 

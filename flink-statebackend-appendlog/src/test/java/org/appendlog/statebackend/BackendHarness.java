@@ -1,9 +1,11 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.statebackend.compaction.Compactor;
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.index.RecordsToCopy;
 import org.appendlog.statebackend.index.SegmentStats;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.tracking.ChangeTracker;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
@@ -11,6 +13,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointType;
@@ -30,6 +33,8 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
@@ -51,13 +56,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public final class BackendHarness implements AutoCloseable {
 
-    static final ValueStateDescriptor<Long> COUNTS =
+    public static final ValueStateDescriptor<Long> COUNTS =
             new ValueStateDescriptor<>("counts", LongSerializer.INSTANCE);
-    static final int MAX_PARALLELISM = 128;
+    public static final int MAX_PARALLELISM = 128;
 
     private static final JobID JOB = new JobID();
 
-    final AppendLogKeyedStateBackend<Integer> backend;
+    public final AppendLogKeyedStateBackend<Integer> backend;
     private final SharedStateRegistry registry;
     private final ValueState<Long> counts;
 
@@ -75,6 +80,22 @@ public final class BackendHarness implements AutoCloseable {
         return restore(stateBackend, registry, Collections.emptyList());
     }
 
+    /** A harness whose backend registers its metrics on {@code metrics}. */
+    public static BackendHarness open(
+            AppendLogStateBackend stateBackend, SharedStateRegistry registry, MetricGroup metrics)
+            throws Exception {
+        Environment env = new MockEnvironmentBuilder().setJobID(JOB).build();
+        return new BackendHarness(
+                (AppendLogKeyedStateBackend<Integer>)
+                        stateBackend.createKeyedStateBackend(
+                                parameters(
+                                        env,
+                                        Collections.emptyList(),
+                                        KeyGroupRange.of(0, MAX_PARALLELISM - 1),
+                                        metrics)),
+                registry);
+    }
+
     public static BackendHarness restore(
             AppendLogStateBackend stateBackend,
             SharedStateRegistry registry,
@@ -84,7 +105,7 @@ public final class BackendHarness implements AutoCloseable {
     }
 
     /** A harness owning only {@code keyGroups}, as after rescaling. */
-    static BackendHarness restore(
+    public static BackendHarness restore(
             AppendLogStateBackend stateBackend,
             SharedStateRegistry registry,
             Collection<KeyedStateHandle> handles,
@@ -100,7 +121,7 @@ public final class BackendHarness implements AutoCloseable {
     }
 
     /** A backend owning only {@code keyGroups}, as after rescaling. */
-    static AppendLogKeyedStateBackend<Integer> build(
+    public static AppendLogKeyedStateBackend<Integer> build(
             AppendLogStateBackend stateBackend,
             Collection<KeyedStateHandle> handles,
             KeyGroupRange keyGroups)
@@ -140,13 +161,21 @@ public final class BackendHarness implements AutoCloseable {
     }
 
     /** What a task of the harness's job passes to any state backend to build a keyed backend. */
-    static KeyedStateBackendParametersImpl<Integer> parameters(
+    public static KeyedStateBackendParametersImpl<Integer> parameters(
             Collection<KeyedStateHandle> handles, KeyGroupRange keyGroups) {
         return parameters(new MockEnvironmentBuilder().setJobID(JOB).build(), handles, keyGroups);
     }
 
     private static KeyedStateBackendParametersImpl<Integer> parameters(
             Environment env, Collection<KeyedStateHandle> handles, KeyGroupRange keyGroups) {
+        return parameters(env, handles, keyGroups, new UnregisteredMetricsGroup());
+    }
+
+    private static KeyedStateBackendParametersImpl<Integer> parameters(
+            Environment env,
+            Collection<KeyedStateHandle> handles,
+            KeyGroupRange keyGroups,
+            MetricGroup metrics) {
         return new KeyedStateBackendParametersImpl<>(
                 env,
                 JOB,
@@ -156,7 +185,7 @@ public final class BackendHarness implements AutoCloseable {
                 keyGroups,
                 env.getTaskKvStateRegistry(),
                 TtlTimeProvider.DEFAULT,
-                new UnregisteredMetricsGroup(),
+                metrics,
                 handles,
                 new CloseableRegistry());
     }
@@ -180,20 +209,51 @@ public final class BackendHarness implements AutoCloseable {
         return counts.value();
     }
 
+    // The backend's package-private hooks, for the tests of the other packages.
+
+    public ChangeTracker changeTracker() {
+        return backend.changeTracker();
+    }
+
+    public LogIndex index() {
+        return backend.index();
+    }
+
+    /** Record bytes that the restore of the backend read. */
+    public long restoredBytes() {
+        return backend.restoredBytes();
+    }
+
+    /** Checkpoints that appended every live entry instead of the changes. */
+    public long fullBatches() {
+        return backend.fullBatches();
+    }
+
+    /** Whether a compaction result, or a full checkpoint, waits for the next checkpoint. */
+    public boolean compactionWaits() {
+        return backend.compactionWaits();
+    }
+
+    /** The compactor, or null when compaction is disabled. */
+    @Nullable
+    public Compactor compactor() {
+        return backend.compactor();
+    }
+
     /** Runs the synchronous part of checkpoint {@code id}; the future is its asynchronous part. */
-    RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long id) throws Exception {
+    public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long id) throws Exception {
         return snapshot(backend, id);
     }
 
     /** Likewise, the asynchronous part writing its streams (the manifest) through {@code streams}. */
-    RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
+    public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
             long id, CheckpointStreamFactory streams) throws Exception {
         return backend.snapshot(
                 id, id, streams, CheckpointOptions.forCheckpointWithDefaultLocation());
     }
 
     /** Runs the synchronous part of checkpoint {@code id} of {@code backend}, in memory. */
-    static RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
+    public static RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
             AppendLogKeyedStateBackend<?> backend, long id) throws Exception {
         return backend.snapshot(
                 id,
@@ -228,30 +288,31 @@ public final class BackendHarness implements AutoCloseable {
     }
 
     /** Registers checkpoint {@code id}'s handle and confirms it, as the coordinator would. */
-    void confirm(IncrementalRemoteKeyedStateHandle handle, long id) {
+    public void confirm(IncrementalRemoteKeyedStateHandle handle, long id) {
         acknowledge(handle, id);
         complete(id);
     }
 
     /** Registers checkpoint {@code id}'s handle, as the coordinator does when the task acknowledges it. */
-    void acknowledge(IncrementalRemoteKeyedStateHandle handle, long id) {
+    public void acknowledge(IncrementalRemoteKeyedStateHandle handle, long id) {
         registry.registerAll(Collections.singletonList(handle), id);
     }
 
     /** Completes acknowledged checkpoint {@code id}, as the coordinator would. */
-    void complete(long id) {
+    public void complete(long id) {
         // Only the latest checkpoint is retained: what older ones alone referred to goes.
         registry.unregisterUnusedState(id);
         backend.notifyCheckpointComplete(id);
     }
 
     /** Takes checkpoint {@code id} but never completes it (the job fails before it does). */
-    IncrementalRemoteKeyedStateHandle checkpointThatNeverCompletes(long id) throws Exception {
+    public IncrementalRemoteKeyedStateHandle checkpointThatNeverCompletes(long id)
+            throws Exception {
         return written(snapshot(id));
     }
 
     /** Runs a checkpoint's asynchronous phase; returns the handle the task would send. */
-    static IncrementalRemoteKeyedStateHandle written(
+    public static IncrementalRemoteKeyedStateHandle written(
             RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase) throws Exception {
         asyncPhase.run();
         return (IncrementalRemoteKeyedStateHandle) asyncPhase.get().getJobManagerOwnedSnapshot();
@@ -261,7 +322,7 @@ public final class BackendHarness implements AutoCloseable {
      * Restores {@code handle} and checks that it holds exactly keys 0 to {@code keys - 1} as
      * expected (null: absent); returns the bytes the restore read.
      */
-    static long assertRestores(
+    public static long assertRestores(
             AppendLogStateBackend stateBackend,
             SharedStateRegistry registry,
             IncrementalRemoteKeyedStateHandle handle,
@@ -288,7 +349,7 @@ public final class BackendHarness implements AutoCloseable {
      * checkpoint waits for the next checkpoint, checkpoints without changes follow {@code last}
      * until none does. Returns the last completed checkpoint.
      */
-    IncrementalRemoteKeyedStateHandle assertIndexDescribesTheLog(
+    public IncrementalRemoteKeyedStateHandle assertIndexDescribesTheLog(
             AppendLogStateBackend stateBackend, IncrementalRemoteKeyedStateHandle last)
             throws Exception {
         IncrementalRemoteKeyedStateHandle handle = last;
@@ -349,7 +410,7 @@ public final class BackendHarness implements AutoCloseable {
     }
 
     /** Waits until no compaction pass is running. */
-    void awaitCompaction() throws InterruptedException {
+    public void awaitCompaction() throws InterruptedException {
         awaitCompaction(backend);
     }
 

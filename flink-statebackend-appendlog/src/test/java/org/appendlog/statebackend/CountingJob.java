@@ -98,7 +98,7 @@ final class CountingJob {
      * {@link #jobConfig} with checkpoints in {@code dir}/checkpoints, on the append-log backend
      * with its log in {@code dir}/log.
      */
-    static Configuration onAppendLog(java.nio.file.Path dir) {
+    static Configuration appendLogConfig(java.nio.file.Path dir) {
         return withAppendLog(
                 jobConfig(dir.resolve("checkpoints").toUri().toString()),
                 dir.resolve("log").toUri().toString());

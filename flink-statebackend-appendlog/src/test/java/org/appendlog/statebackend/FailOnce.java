@@ -111,7 +111,7 @@ public class FailOnce extends RichMapFunction<Long, Long>
      * The records that checkpoint or savepoint {@code checkpointId} covers, of all subtasks (those
      * each counted when it took its snapshot); null if none took one.
      */
-    static Long coveredBy(long checkpointId) {
+    static Long recordsCoveredBy(long checkpointId) {
         return COVERED.get(checkpointId);
     }
 

@@ -8,48 +8,41 @@ import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.StreamStateHandle;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Collections;
 import java.util.concurrent.RunnableFuture;
-import java.util.stream.Stream;
 
-import static org.appendlog.statebackend.BackendHarness.assertRestores;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A checkpoint writes only what changed since the previous one, and restores exactly. */
 class IncrementalCheckpointTest {
 
-    @TempDir Path logDir;
+    @RegisterExtension final BackendFixture fixture = new BackendFixture();
 
     @Test
     void secondCheckpointWritesOnlyTheChangedEntries() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         IncrementalRemoteKeyedStateHandle second;
         long firstSize;
         long bytesOnDiskAfterFirst;
         long bytesOnDiskAfterSecond;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 100_000; key++) {
                 harness.put(key, key);
             }
             IncrementalRemoteKeyedStateHandle first = harness.checkpoint(1);
             firstSize = first.getCheckpointedSize();
-            bytesOnDiskAfterFirst = segmentBytes();
+            bytesOnDiskAfterFirst = fixture.segmentBytes();
 
             for (int key = 0; key < 100_000; key += 100) {
                 harness.put(key, -key);
             }
             second = harness.checkpoint(2);
-            bytesOnDiskAfterSecond = segmentBytes();
+            bytesOnDiskAfterSecond = fixture.segmentBytes();
 
             System.out.printf(
                     "first checkpoint %d bytes, second %d bytes (%.2f%%); segment bytes on disk %d -> %d%n",
@@ -66,7 +59,8 @@ class IncrementalCheckpointTest {
                 .isPositive()
                 .isLessThan((long) (bytesOnDiskAfterFirst * 0.03));
 
-        assertRestores(stateBackend, registry, second, 100_000, key -> key % 100 == 0 ? (long) -key : key);
+        fixture.assertRestores(
+                stateBackend, second, 100_000, key -> key % 100 == 0 ? (long) -key : key);
     }
 
     /**
@@ -75,21 +69,23 @@ class IncrementalCheckpointTest {
      */
     @Test
     void aCheckpointReportsTheFullSizeOfTheSegmentsItRefersTo() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
+        AppendLogStateBackend stateBackend = fixture.backend();
         try (BackendHarness harness = BackendHarness.open(stateBackend, BackendHarness.newRegistry())) {
             for (int key = 0; key < 10_000; key++) {
                 harness.put(key, key);
             }
             IncrementalRemoteKeyedStateHandle first = harness.checkpoint(1);
-            long afterFirst = segmentBytes();
+            long afterFirst = fixture.segmentBytes();
             for (int key = 0; key < 10_000; key += 10) {
                 harness.put(key, -key);
             }
             IncrementalRemoteKeyedStateHandle second = harness.checkpointThatNeverCompletes(2);
-            assertThat(segmentBytes()).isGreaterThan(afterFirst);
+            assertThat(fixture.segmentBytes()).isGreaterThan(afterFirst);
             assertThat(second.getSharedStateHandles()).hasSize(1);
             assertThat(second.getStateSize())
-                    .isEqualTo(segmentBytes() + second.getMetaDataStateHandle().getStateSize());
+                    .isEqualTo(
+                            fixture.segmentBytes()
+                                    + second.getMetaDataStateHandle().getStateSize());
             // The segment that checkpoint 1 registered is listed by a placeholder, which the
             // JobManager replaces with the registered handle.
             assertThat(second.getSharedStateHandles().get(0).getHandle())
@@ -107,10 +103,9 @@ class IncrementalCheckpointTest {
      */
     @Test
     void aCheckpointDiscardedBeforeItWasRegisteredLeavesTheCompletedOnesSegments() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         IncrementalRemoteKeyedStateHandle third;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 10_000; key++) {
                 harness.put(key, key);
             }
@@ -119,7 +114,7 @@ class IncrementalCheckpointTest {
                 harness.put(key, -key);
             }
             harness.checkpointThatNeverCompletes(2).discardState();
-            assertRestores(stateBackend, registry, first, 10_000, key -> (long) key);
+            fixture.assertRestores(stateBackend, first, 10_000, key -> (long) key);
 
             for (int key = 0; key < 10_000; key += 7) {
                 harness.put(key, 7L * key);
@@ -127,9 +122,8 @@ class IncrementalCheckpointTest {
             third = harness.checkpoint(3);
         }
         // Checkpoint 3 also carries the changes that checkpoint 2 held.
-        assertRestores(
+        fixture.assertRestores(
                 stateBackend,
-                registry,
                 third,
                 10_000,
                 key -> key % 7 == 0 ? 7L * key : key % 10 == 0 ? (long) -key : key);
@@ -141,10 +135,9 @@ class IncrementalCheckpointTest {
      */
     @Test
     void aCheckpointAfterADiscardedOneDoesNotAppendToTheSegmentThatWentWithIt() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         IncrementalRemoteKeyedStateHandle second;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 1_000; key++) {
                 harness.put(key, key);
             }
@@ -154,15 +147,15 @@ class IncrementalCheckpointTest {
             }
             second = harness.checkpoint(2);
         }
-        assertRestores(stateBackend, registry, second, 1_000, key -> key % 3 == 0 ? (long) -key : key);
+        fixture.assertRestores(
+                stateBackend, second, 1_000, key -> key % 3 == 0 ? (long) -key : key);
     }
 
     @Test
     void removedEntriesStayRemovedAfterRestore() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         IncrementalRemoteKeyedStateHandle handle;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 1_000; key++) {
                 harness.put(key, key);
             }
@@ -172,7 +165,8 @@ class IncrementalCheckpointTest {
             }
             handle = harness.checkpoint(2);
         }
-        assertRestores(stateBackend, registry, handle, 1_000, key -> key % 2 == 0 ? null : (long) key);
+        fixture.assertRestores(
+                stateBackend, handle, 1_000, key -> key % 2 == 0 ? null : (long) key);
     }
 
     /**
@@ -181,11 +175,10 @@ class IncrementalCheckpointTest {
      */
     @Test
     void checkpointsWhoseAsynchronousPartsRunOutOfOrderHoldTheirOwnChanges() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         IncrementalRemoteKeyedStateHandle first;
         IncrementalRemoteKeyedStateHandle second;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 1_000; key++) {
                 harness.put(key, 1);
             }
@@ -202,17 +195,16 @@ class IncrementalCheckpointTest {
             first = (IncrementalRemoteKeyedStateHandle) one.get().getJobManagerOwnedSnapshot();
             second = (IncrementalRemoteKeyedStateHandle) two.get().getJobManagerOwnedSnapshot();
         }
-        assertRestores(stateBackend, registry, first, 1_000, key -> 1L);
-        assertRestores(stateBackend, registry, second, 1_000, key -> key % 2 == 0 ? 2L : 1L);
+        fixture.assertRestores(stateBackend, first, 1_000, key -> 1L);
+        fixture.assertRestores(stateBackend, second, 1_000, key -> key % 2 == 0 ? 2L : 1L);
     }
 
     /** A checkpoint cancelled before its asynchronous part ran: the next one carries its changes. */
     @Test
     void theChangesOfACheckpointCancelledBeforeItsAsynchronousPartReachTheNext() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         IncrementalRemoteKeyedStateHandle handle;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 1_000; key++) {
                 harness.put(key, key);
             }
@@ -226,16 +218,16 @@ class IncrementalCheckpointTest {
             }
             handle = harness.checkpoint(3);
         }
-        assertRestores(stateBackend, registry, handle, 1_000, key -> key % 3 == 2 ? (long) key : (long) -key);
+        fixture.assertRestores(
+                stateBackend, handle, 1_000, key -> key % 3 == 2 ? (long) key : (long) -key);
     }
 
     /** Removed and written again between two checkpoints: the entry is restored with its value. */
     @Test
     void anEntryRemovedAndWrittenAgainIsRestoredWithItsValue() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         IncrementalRemoteKeyedStateHandle handle;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 100; key++) {
                 harness.put(key, key);
             }
@@ -248,7 +240,8 @@ class IncrementalCheckpointTest {
             }
             handle = harness.checkpoint(2);
         }
-        assertRestores(stateBackend, registry, handle, 100, key -> key % 2 == 0 ? 1_000L + key : null);
+        fixture.assertRestores(
+                stateBackend, handle, 100, key -> key % 2 == 0 ? 1_000L + key : null);
     }
 
     /**
@@ -257,10 +250,9 @@ class IncrementalCheckpointTest {
      */
     @Test
     void removalsAndRewritesInLaterCheckpointsWinOverOlderRecords() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         IncrementalRemoteKeyedStateHandle handle;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 300; key++) {
                 harness.put(key, key);
             }
@@ -275,9 +267,8 @@ class IncrementalCheckpointTest {
             }
             handle = harness.checkpoint(3);
         }
-        assertRestores(
+        fixture.assertRestores(
                 stateBackend,
-                registry,
                 handle,
                 300,
                 key -> {
@@ -299,13 +290,10 @@ class IncrementalCheckpointTest {
     void moreWritesBetweenCheckpointsThanTheChangeBufferHolds() throws Exception {
         org.apache.flink.configuration.Configuration config =
                 new org.apache.flink.configuration.Configuration();
-        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         config.setString(AppendLogOptions.CHANGE_BUFFER_SIZE.key(), "1mb");
-        AppendLogStateBackend stateBackend =
-                new AppendLogStateBackend().configure(config, getClass().getClassLoader());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend(config);
         IncrementalRemoteKeyedStateHandle handle;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             // 600 000 writes of about 14 bytes each: over 8 mb for 20 000 entries.
             for (int round = 0; round < 30; round++) {
                 for (int key = 0; key < 20_000; key++) {
@@ -315,7 +303,7 @@ class IncrementalCheckpointTest {
             handle = harness.checkpoint(1);
         }
         assertThat(handle.getCheckpointedSize()).isLessThan(20_000L * 30);
-        assertRestores(stateBackend, registry, handle, 20_000, key -> (long) key * 100 + 29);
+        fixture.assertRestores(stateBackend, handle, 20_000, key -> (long) key * 100 + 29);
     }
 
     /**
@@ -325,11 +313,10 @@ class IncrementalCheckpointTest {
      */
     @Test
     void theIndexCountsCompressedBatchesUncompressedAlsoAfterARestore() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         IncrementalRemoteKeyedStateHandle handle;
         long written;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 20_000; key++) {
                 harness.put(key, key);
             }
@@ -337,10 +324,9 @@ class IncrementalCheckpointTest {
             harness.backend.index().awaitUpdates();
             written = harness.backend.index().totalBytes();
         }
-        long stored = segmentBytes() - BatchFormat.SEGMENT_HEADER_BYTES;
+        long stored = fixture.segmentBytes() - BatchFormat.SEGMENT_HEADER_BYTES;
         assertThat(written).as("index bytes of the written batch").isGreaterThan(stored * 5 / 4);
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, handle)) {
             assertThat(restored.backend.index().totalBytes())
                     .as("index bytes of the restored batch")
                     .isEqualTo(written);
@@ -351,13 +337,10 @@ class IncrementalCheckpointTest {
     void aRestoreReadsOnlyTheKeyGroupsItOwns() throws Exception {
         // Stored raw, every entry takes the same bytes: a quarter of them is a quarter of those.
         Configuration config = new Configuration();
-        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         config.set(AppendLogOptions.COMPRESSION, BatchCompression.NONE);
-        AppendLogStateBackend stateBackend =
-                new AppendLogStateBackend().configure(config, getClass().getClassLoader());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend(config);
         IncrementalRemoteKeyedStateHandle handle;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = 0; key < 20_000; key++) {
                 harness.put(key, key);
             }
@@ -378,14 +361,6 @@ class IncrementalCheckpointTest {
         } finally {
             all.dispose();
             quarter.dispose();
-        }
-    }
-
-    private long segmentBytes() throws IOException {
-        try (Stream<Path> files = Files.walk(logDir)) {
-            return files.filter(p -> p.toString().endsWith(".seg"))
-                    .mapToLong(p -> p.toFile().length())
-                    .sum();
         }
     }
 }

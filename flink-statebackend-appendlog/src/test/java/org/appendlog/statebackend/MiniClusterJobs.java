@@ -5,6 +5,7 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricGroup;
@@ -48,7 +49,7 @@ final class MiniClusterJobs {
     }
 
     /**
-     * The sum of the job's {@code appendlog.<name>} gauges that {@code metrics} kept, of all its
+     * The sum of the job's {@code appendlog.<name>} gauges or counters that {@code metrics} kept, of all its
      * tasks or, with {@code attempt}, only of that attempt's.
      */
     static long appendLogMetric(
@@ -62,7 +63,10 @@ final class MiniClusterJobs {
                     && jobId.toString().equals(variables.get("<job_id>"))
                     && (attempt == null
                             || attempt.toString().equals(variables.get("<task_attempt_num>")))) {
-                sum += ((Number) ((Gauge<?>) metric).getValue()).longValue();
+                sum +=
+                        metric instanceof Counter
+                                ? ((Counter) metric).getCount()
+                                : ((Number) ((Gauge<?>) metric).getValue()).longValue();
             }
         }
         return sum;

@@ -40,7 +40,7 @@ class RescaleSavepointTest {
     void restoresAtHigherAndLowerParallelismWithExactCounts(
             SavepointFormatType format, @InjectClusterClient ClusterClient<?> client)
             throws Exception {
-        Configuration config = CountingJob.onAppendLog(tmp);
+        Configuration config = CountingJob.appendLogConfig(tmp);
         CountingJobRuns.Stopped stopped =
                 CountingJobRuns.stopMidStream(
                         client,

@@ -317,7 +317,7 @@ class RestoreModeTest {
 
     /** Checkpoints every 200 ms on appendlog, retained when the job is cancelled. */
     private Configuration retainingConfig() {
-        Configuration config = CountingJob.onAppendLog(tmp);
+        Configuration config = CountingJob.appendLogConfig(tmp);
         config.set(
                 CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);

@@ -387,7 +387,7 @@ class SqlJobTest {
                 MiniClusterJobs.savepoint(
                         client, first, tmp.resolve(run + "-savepoints").toUri().toString(), format);
         MiniClusterJobs.cancel(client, first);
-        Long covered = FailOnce.coveredBy(SnapshotMetadata.load(savepoint).checkpointId());
+        Long covered = FailOnce.recordsCoveredBy(SnapshotMetadata.load(savepoint).checkpointId());
         assertThat(covered)
                 .as("input records the savepoint covers: those before the input held")
                 .isEqualTo(RECORDS / 3);

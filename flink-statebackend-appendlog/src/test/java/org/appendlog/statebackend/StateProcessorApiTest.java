@@ -57,7 +57,7 @@ class StateProcessorApiTest {
     void readsAndRewritesASavepoint(
             SavepointFormatType format, @InjectClusterClient ClusterClient<?> client)
             throws Exception {
-        Configuration config = CountingJob.onAppendLog(tmp);
+        Configuration config = CountingJob.appendLogConfig(tmp);
         CountingJobRuns.Stopped stopped =
                 CountingJobRuns.stopMidStream(
                         client,

@@ -1,38 +1,58 @@
 package org.appendlog.bench.compaction;
 
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A metric group that keeps the gauges registered on it, so the sweep reads what a user would. */
+/**
+ * A metric group that keeps the gauges and counters registered on it, so the sweep reads what a
+ * user would.
+ */
 public final class MetricsRecorder extends UnregisteredMetricsGroup {
 
-    private final Map<String, Gauge<?>> gauges;
+    private final Map<String, Metric> metrics;
 
     public MetricsRecorder() {
         this(new ConcurrentHashMap<>());
     }
 
-    private MetricsRecorder(Map<String, Gauge<?>> gauges) {
-        this.gauges = gauges;
+    private MetricsRecorder(Map<String, Metric> metrics) {
+        this.metrics = metrics;
     }
 
     @Override
     public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
-        gauges.put(name, gauge);
+        metrics.put(name, gauge);
         return gauge;
     }
 
     @Override
+    public Counter counter(String name) {
+        return counter(name, new SimpleCounter());
+    }
+
+    @Override
+    public <C extends Counter> C counter(String name, C counter) {
+        metrics.put(name, counter);
+        return counter;
+    }
+
+    @Override
     public MetricGroup addGroup(String name) {
-        return new MetricsRecorder(gauges);
+        return new MetricsRecorder(metrics);
     }
 
     public long value(String name) {
-        Gauge<?> gauge = gauges.get(name);
-        return gauge == null ? 0 : ((Number) gauge.getValue()).longValue();
+        Metric metric = metrics.get(name);
+        if (metric instanceof Counter) {
+            return ((Counter) metric).getCount();
+        }
+        return metric == null ? 0 : ((Number) ((Gauge<?>) metric).getValue()).longValue();
     }
 }

@@ -35,8 +35,8 @@ final class HBaseRunStorage implements RunStorage {
     @Override
     public void configureCheckpoints(Configuration conf) {
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, HBaseCheckpointStorageFactory.class.getName());
-        conf.setString("state.checkpoint-storage.hbase.zookeeper.quorum", quorum);
-        conf.setString("state.checkpoint-storage.hbase.table", table.getNameAsString());
+        conf.setString("execution.checkpointing.hbase.zookeeper.quorum", quorum);
+        conf.setString("execution.checkpointing.hbase.table", table.getNameAsString());
     }
 
     @Override

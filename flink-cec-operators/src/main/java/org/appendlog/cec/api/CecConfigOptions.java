@@ -75,4 +75,23 @@ public final class CecConfigOptions {
                     .withDescription(
                             "Bytes of log between two entries of the sparse time index; smaller means faster "
                                     + "seeks by timestamp and a larger index.");
+
+    public static final ConfigOption<Duration> LOG_RETENTION_TIME =
+            ConfigOptions.key("cec.log.retention.time")
+                    .durationType()
+                    .defaultValue(Duration.ofDays(7))
+                    .withDescription(
+                            "Log retention by age, as Kafka's retention.ms: a segment is deleted once its newest "
+                                    + "record is this much older than the newest record of its subtask's stream "
+                                    + "(stream time, not the clock), and no restore or reader of the committed "
+                                    + "stream needs it. Must be positive.");
+
+    public static final ConfigOption<MemorySize> LOG_RETENTION_SIZE =
+            ConfigOptions.key("cec.log.retention.size")
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Log retention by size, as Kafka's retention.bytes: while a subtask's directory holds "
+                                    + "more than this, its oldest segments are deleted, as far as no restore or "
+                                    + "reader of the committed stream needs them. Unset: no bound by size.");
 }

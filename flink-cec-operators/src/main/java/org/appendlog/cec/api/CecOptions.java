@@ -1,9 +1,11 @@
 package org.appendlog.cec.api;
 
+import org.appendlog.cec.log.LogRetention;
 import org.appendlog.cec.log.ObjectStoreRefusal;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.fs.Path;
 
@@ -26,6 +28,8 @@ public final class CecOptions implements Serializable {
     private final int maxWindowsPerShot;
     private final long segmentBytes;
     private final long indexIntervalBytes;
+    private final long retentionMillis;
+    private final long retentionBytes;
 
     private CecOptions(ReadableConfig config) {
         this.logPath =
@@ -49,6 +53,16 @@ public final class CecOptions implements Serializable {
         this.indexIntervalBytes = config.get(CecConfigOptions.LOG_INDEX_INTERVAL).getBytes();
         if (indexIntervalBytes < 1) {
             throw bad(CecConfigOptions.LOG_INDEX_INTERVAL, indexIntervalBytes + " bytes", "must be positive");
+        }
+        Duration retentionTime = config.get(CecConfigOptions.LOG_RETENTION_TIME);
+        if (retentionTime.isNegative() || retentionTime.isZero()) {
+            throw bad(CecConfigOptions.LOG_RETENTION_TIME, retentionTime, "must be positive");
+        }
+        this.retentionMillis = retentionTime.toMillis();
+        this.retentionBytes =
+                config.getOptional(CecConfigOptions.LOG_RETENTION_SIZE).map(MemorySize::getBytes).orElse(LogRetention.UNBOUNDED);
+        if (retentionBytes < 1) {
+            throw bad(CecConfigOptions.LOG_RETENTION_SIZE, retentionBytes + " bytes", "must be positive");
         }
         try {
             new Path(logPath).toUri();
@@ -111,11 +125,22 @@ public final class CecOptions implements Serializable {
         return indexIntervalBytes;
     }
 
+    /** How far behind the stream's newest timestamp a segment's newest record may be before it is deleted. */
+    public long retentionMillis() {
+        return retentionMillis;
+    }
+
+    /** The bytes a subtask's directory may hold, or {@link LogRetention#UNBOUNDED} for no bound by size. */
+    public long retentionBytes() {
+        return retentionBytes;
+    }
+
     @Override
     public String toString() {
         return "CecOptions{logPath=" + logPath + ", mode=" + mode + ", T=" + periodMillis + "ms, H=" + slowThresholdMillis
                 + "ms, M=" + maxWindowsPerShot + ", segmentBytes=" + segmentBytes + ", indexIntervalBytes="
-                + indexIntervalBytes + "}";
+                + indexIntervalBytes + ", retentionMillis=" + retentionMillis + ", retentionBytes="
+                + (retentionBytes == LogRetention.UNBOUNDED ? "unbounded" : String.valueOf(retentionBytes)) + "}";
     }
 
     /** Builds {@link CecOptions}; every setter maps to one {@link CecConfigOptions} key. */
@@ -143,6 +168,14 @@ public final class CecOptions implements Serializable {
 
         public Builder maxWindowsPerShot(int m) {
             return set(CecConfigOptions.POLICY_MAX_WINDOWS_PER_SHOT, m);
+        }
+
+        public Builder retentionTime(Duration time) {
+            return set(CecConfigOptions.LOG_RETENTION_TIME, time);
+        }
+
+        public Builder retentionSize(MemorySize size) {
+            return set(CecConfigOptions.LOG_RETENTION_SIZE, size);
         }
 
         public CecOptions build() {

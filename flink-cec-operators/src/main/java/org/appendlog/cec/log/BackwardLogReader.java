@@ -20,6 +20,7 @@ public final class BackwardLogReader implements Closeable {
 
     private final FileSystem fs;
     private final Path directory;
+    @Nullable private final LogStart start;
 
     private SegmentExtent extent;
     private Path segment;
@@ -34,6 +35,7 @@ public final class BackwardLogReader implements Closeable {
     public BackwardLogReader(FileSystem fs, Path directory, LogPosition from) throws IOException {
         this.fs = fs;
         this.directory = directory;
+        this.start = LogStart.read(fs, directory).orElse(null);
         open(SegmentExtent.endingAt(fs, directory, from));
     }
 
@@ -50,7 +52,7 @@ public final class BackwardLogReader implements Closeable {
     @Nullable
     public LogRecord previous() throws IOException {
         while (pos == floor) {
-            SegmentExtent previous = extent.predecessor(fs, directory);
+            SegmentExtent previous = extent.predecessor(fs, directory, start);
             if (previous == null) {
                 return null;
             }
@@ -72,9 +74,9 @@ public final class BackwardLogReader implements Closeable {
         return record;
     }
 
-    /** The file name of the segment that holds the record {@link #previous()} returned last. */
-    public String segmentName() {
-        return segment.getName();
+    /** The position of the record {@link #previous()} returned last. */
+    public LogPosition position() {
+        return new LogPosition(segment.getName(), pos);
     }
 
     /** Bytes read from the file system so far. */

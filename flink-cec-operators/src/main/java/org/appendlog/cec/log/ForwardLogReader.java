@@ -13,6 +13,7 @@ import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -46,7 +47,7 @@ public final class ForwardLogReader implements Closeable {
             FileSystem fs, List<SegmentExtent> chain, long fromTimestamp, @Nullable LogPosition resumeAt)
             throws IOException {
         this.fs = fs;
-        this.chain = chain;
+        this.chain = new ArrayList<>(chain);
         this.fromTimestamp = fromTimestamp;
         if (resumeAt != null) {
             extentIndex = indexOf(resumeAt.segment());
@@ -85,25 +86,57 @@ public final class ForwardLogReader implements Closeable {
 
     /** The position of the next record this reader would return (for checkpointing a reader). */
     public LogPosition position() {
-        if (extentIndex >= chain.size()) {
-            SegmentExtent last = chain.get(chain.size() - 1);
-            return new LogPosition(last.path().getName(), last.validLength());
-        }
         return new LogPosition(chain.get(extentIndex).path().getName(), pos);
     }
 
-    /** The next record at or after the start timestamp, or null at the end of the valid stream. */
+    /** Bytes of the chain from the reader's position to its end: how far it is behind that end. */
+    public long bytesBehind() {
+        long behind = 0;
+        for (int i = extentIndex; i < chain.size(); i++) {
+            SegmentExtent extent = chain.get(i);
+            behind += extent.validLength() - (i == extentIndex ? pos : extent.firstRecordOffset());
+        }
+        return behind;
+    }
+
+    /**
+     * Continues the chain with {@code continuation}, a later commit's extents from this chain's
+     * last segment on (see {@link PersistedStream#chainFrom}): the stream was committed further.
+     *
+     * @throws IOException if the stream now ends in that segment before what this reader read
+     */
+    public void extend(List<SegmentExtent> continuation) throws IOException {
+        int last = chain.size() - 1;
+        SegmentExtent first = continuation.get(0);
+        if (!first.path().equals(chain.get(last).path())) {
+            throw new IllegalArgumentException(
+                    "The continuation " + continuation + " does not start with the chain's last segment " + chain.get(last));
+        }
+        if (extentIndex == last && pos > first.validLength()) {
+            throw new IOException(
+                    "The persisted stream now ends at " + first.path() + "@" + first.validLength()
+                            + ", before the position " + pos + " this reader reached: it was restored to an earlier position");
+        }
+        // Reopened at the next read: a file system may not show a reader bytes appended after it opened.
+        closeStream();
+        chain.set(last, first);
+        chain.addAll(continuation.subList(1, continuation.size()));
+    }
+
+    /**
+     * The next record at or after the start timestamp, or null at the end of the valid stream (for
+     * now: {@link #extend} may continue it).
+     */
     @Nullable
     public LogRecord next() throws IOException {
         while (true) {
-            while (extentIndex < chain.size() && pos >= chain.get(extentIndex).validLength()) {
+            // Stays in the last extent at its end, so that the chain can be extended from there.
+            while (extentIndex < chain.size() - 1 && pos >= chain.get(extentIndex).validLength()) {
                 closeStream();
                 extentIndex++;
-                if (extentIndex < chain.size()) {
-                    pos = chain.get(extentIndex).firstRecordOffset();
-                }
+                pos = chain.get(extentIndex).firstRecordOffset();
             }
-            if (extentIndex >= chain.size()) {
+            if (chain.isEmpty() || pos >= chain.get(extentIndex).validLength()) {
                 return null;
             }
             SegmentExtent extent = chain.get(extentIndex);

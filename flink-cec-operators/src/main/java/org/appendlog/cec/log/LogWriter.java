@@ -29,6 +29,9 @@ public final class LogWriter implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LogWriter.class);
     private static final int BUFFER_BYTES = 64 * 1024;
+    private static final String SEGMENT_PREFIX = "seg-";
+    private static final String SEGMENT_SUFFIX = ".log";
+    private static final int SEQUENCE_DIGITS = 10;
 
     private final FileSystem fs;
     private final Path directory;
@@ -73,7 +76,10 @@ public final class LogWriter implements Closeable {
     }
 
     private void openSegment(@Nullable LogPosition predecessorEnd) throws IOException {
-        String name = String.format("seg-%010d-%s.log", sequence, UUID.randomUUID().toString().substring(0, 8));
+        String name =
+                String.format(
+                        "%s%0" + SEQUENCE_DIGITS + "d-%s%s",
+                        SEGMENT_PREFIX, sequence, UUID.randomUUID().toString().substring(0, 8), SEGMENT_SUFFIX);
         segmentPath = new Path(directory, name);
         segmentRaw = fs.create(segmentPath, FileSystem.WriteMode.NO_OVERWRITE);
         segmentOut = new BufferedOutputStream(new UnflushedOutputStream(segmentRaw), BUFFER_BYTES);
@@ -85,6 +91,19 @@ public final class LogWriter implements Closeable {
         bytesWritten += header.length;
         segmentHasRecords = false;
         LOG.info("Opened CEC log segment {} (subtask {}, continues after {})", segmentPath, subtask, predecessorEnd);
+    }
+
+    /** The sequence number in a segment file's name, or -1 if {@code name} is not a segment's. */
+    static long sequenceOf(String name) {
+        int end = SEGMENT_PREFIX.length() + SEQUENCE_DIGITS;
+        if (!name.startsWith(SEGMENT_PREFIX) || !name.endsWith(SEGMENT_SUFFIX) || name.length() <= end) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(name.substring(SEGMENT_PREFIX.length(), end));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** Appends one record whose payload is {@code payload[0, length)}. */

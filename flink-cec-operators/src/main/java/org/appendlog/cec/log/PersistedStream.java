@@ -1,6 +1,5 @@
 package org.appendlog.cec.log;
 
-import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
@@ -8,8 +7,8 @@ import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -58,49 +57,8 @@ public final class PersistedStream {
      * or started again without state, commits lower checkpoint ids than the run it replaces.
      */
     public static void commit(FileSystem fs, Path directory, CommitMarker marker) throws IOException {
-        List<Path> earlier = commitMarkers(fs, directory);
-        long sequence =
-                earlier.isEmpty()
-                        ? 1
-                        : Math.addExact(numberOf(earlier.get(earlier.size() - 1)), 1);
-        String name = String.format("%s%020d", COMMIT_PREFIX, sequence);
-        Path tmp = new Path(directory, "." + name + ".inprogress");
-        try (FSDataOutputStream raw = fs.create(tmp, FileSystem.WriteMode.OVERWRITE);
-                DataOutputStream out = new DataOutputStream(raw)) {
-            marker.write(out);
-            out.flush();
-            raw.sync();
-        }
-        // A new number: no marker has the name yet.
-        Path target = new Path(directory, name);
-        if (!fs.rename(tmp, target)) {
-            throw new IOException("Could not rename CEC commit marker " + tmp + " to " + target);
-        }
-        // The new marker is the last; of the earlier ones, COMMITS_KEPT - 1 stay.
-        for (int i = 0; i < earlier.size() - (COMMITS_KEPT - 1); i++) {
-            fs.delete(earlier.get(i), false);
-        }
+        NumberedMarkers.writeNext(fs, directory, COMMIT_PREFIX, COMMITS_KEPT, marker::write);
         LOG.debug("Committed CEC stream {}: {}", directory, marker);
-    }
-
-    private static long numberOf(Path commitMarker) throws IOException {
-        String name = commitMarker.getName();
-        try {
-            return Long.parseLong(name.substring(COMMIT_PREFIX.length()));
-        } catch (NumberFormatException e) {
-            throw new IOException("Not a CEC commit marker: " + commitMarker, e);
-        }
-    }
-
-    private static List<Path> commitMarkers(FileSystem fs, Path directory) throws IOException {
-        List<Path> commits = new ArrayList<>();
-        for (FileStatus child : DirectoryReads.list(fs, directory).orElse(Collections.emptyList())) {
-            if (child.getPath().getName().startsWith(COMMIT_PREFIX)) {
-                commits.add(child.getPath());
-            }
-        }
-        commits.sort((a, b) -> a.getName().compareTo(b.getName()));
-        return commits;
     }
 
     /**
@@ -108,17 +66,7 @@ public final class PersistedStream {
      * listed as the latest is deleted before it is opened: newer ones were committed meanwhile.
      */
     public static Optional<CommitMarker> latestCommit(FileSystem fs, Path directory) throws IOException {
-        return DirectoryReads.retried(
-                directory,
-                () -> {
-                    List<Path> commits = commitMarkers(fs, directory);
-                    if (commits.isEmpty()) {
-                        return Optional.empty();
-                    }
-                    try (DataInputStream in = new DataInputStream(fs.open(commits.get(commits.size() - 1)))) {
-                        return Optional.of(CommitMarker.read(in));
-                    }
-                });
+        return NumberedMarkers.readLatest(fs, directory, COMMIT_PREFIX, CommitMarker::read);
     }
 
     /** The end of the subtask's stream as of its latest commit, if it committed anything. */
@@ -126,13 +74,34 @@ public final class PersistedStream {
         return latestCommit(fs, directory).map(CommitMarker::end);
     }
 
-    /** The segment extents that make up the stream ending at {@code end}, oldest first. */
+    /**
+     * The segment extents that make up the stream ending at {@code end}, oldest first: back to
+     * the stream's first segment, or to the {@link LogStart} where retention made it start.
+     */
     public static List<SegmentExtent> chainEndingAt(FileSystem fs, Path directory, LogPosition end)
             throws IOException {
+        return walkBack(fs, directory, end, null);
+    }
+
+    /**
+     * The extents of the stream ending at {@code end} from the segment that {@code from} names,
+     * oldest first, reading only the headers of those segments; empty if that segment is not on
+     * the stream (which then continues from an earlier position: a restore from an older
+     * savepoint, or a new chain).
+     */
+    public static List<SegmentExtent> chainFrom(FileSystem fs, Path directory, LogPosition from, LogPosition end)
+            throws IOException {
+        List<SegmentExtent> chain = walkBack(fs, directory, end, from.segment());
+        return chain.get(0).path().getName().equals(from.segment()) ? chain : Collections.emptyList();
+    }
+
+    private static List<SegmentExtent> walkBack(
+            FileSystem fs, Path directory, LogPosition end, @Nullable String stopAt) throws IOException {
+        LogStart start = LogStart.read(fs, directory).orElse(null);
         List<SegmentExtent> chain = new ArrayList<>();
         for (SegmentExtent extent = SegmentExtent.endingAt(fs, directory, end);
                 extent != null;
-                extent = extent.predecessor(fs, directory)) {
+                extent = extent.path().getName().equals(stopAt) ? null : extent.predecessor(fs, directory, start)) {
             chain.add(extent);
         }
         Collections.reverse(chain);

@@ -1,10 +1,13 @@
 package org.appendlog.cec.log;
 
+import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 
 import javax.annotation.Nullable;
 
+import java.io.DataInputStream;
+import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 
@@ -28,13 +31,14 @@ public final class SegmentExtent {
     }
 
     /**
-     * The extent that this segment's back link names, or null for a stream's first segment: the
-     * segment must exist and come before this one in the stream.
+     * The extent that this segment's back link names, or null for a stream's first segment or
+     * the segment where retention made the stream start: the segment must exist and come before
+     * this one in the stream.
      */
     @Nullable
-    SegmentExtent predecessor(FileSystem fs, Path directory) throws IOException {
+    SegmentExtent predecessor(FileSystem fs, Path directory, @Nullable LogStart start) throws IOException {
         LogPosition link = header.predecessorEnd();
-        if (link == null) {
+        if (link == null || (start != null && start.segment().equals(path.getName()))) {
             return null;
         }
         Path previous = new Path(directory, link.segment());
@@ -42,18 +46,48 @@ public final class SegmentExtent {
         try {
             previousHeader = SegmentHeader.read(fs, previous);
         } catch (FileNotFoundException e) {
-            throw new CorruptCecLogException(path, 32, "the back link names " + previous + ", which is missing", e);
+            throw new CorruptCecLogException(
+                    path,
+                    32,
+                    "the back link names " + previous + ", which is missing"
+                            + (start == null ? "" : " (the " + start + ")"),
+                    e);
         }
         SegmentHeader.checkBackLink(path, header.sequence(), previous, previousHeader);
         return of(previous, previousHeader, link.offset());
     }
 
-    private static SegmentExtent of(Path path, SegmentHeader header, long validLength) throws CorruptCecLogException {
+    static SegmentExtent of(Path path, SegmentHeader header, long validLength) throws CorruptCecLogException {
         if (validLength < header.length()) {
             throw new CorruptCecLogException(
                     path, validLength, "the stream's end lies inside the segment's header of " + header.length() + " bytes");
         }
         return new SegmentExtent(path, header, validLength);
+    }
+
+    /** Timestamp of the extent's last record, or {@code Long.MIN_VALUE} if it holds none; reads only that record. */
+    long newestTimestamp(FileSystem fs) throws IOException {
+        if (validLength == firstRecordOffset()) {
+            return Long.MIN_VALUE;
+        }
+        try (FSDataInputStream raw = fs.open(path)) {
+            DataInputStream in = new DataInputStream(raw);
+            raw.seek(validLength - 4);
+            int len = in.readInt();
+            long start = validLength - len - 12L;
+            if (len < 8 || start < firstRecordOffset()) {
+                throw new CorruptCecLogException(
+                        path,
+                        validLength - 4,
+                        "trailer length " + len + " reaches before the first record at " + firstRecordOffset());
+            }
+            byte[] frame = new byte[len + 12];
+            raw.seek(start);
+            in.readFully(frame);
+            return LogRecord.decode(frame, 0, start, path.toString()).timestamp();
+        } catch (EOFException e) {
+            throw new CorruptCecLogException(path, validLength, "the segment ends before its valid length", e);
+        }
     }
 
     public Path path() {

@@ -18,6 +18,7 @@ import java.util.Arrays;
 public final class TimeIndex {
 
     static final int ENTRY_BYTES = 16;
+    static final String SUFFIX = ".idx";
 
     private final long[] timestamps;
     private final long[] offsets;
@@ -28,7 +29,7 @@ public final class TimeIndex {
     }
 
     static Path indexFileOf(Path segment) {
-        return new Path(segment.getParent(), segment.getName() + ".idx");
+        return new Path(segment.getParent(), segment.getName() + SUFFIX);
     }
 
     static void encode(long timestamp, long offset, byte[] entry) {

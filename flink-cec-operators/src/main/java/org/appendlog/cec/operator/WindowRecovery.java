@@ -72,7 +72,7 @@ final class WindowRecovery<K, W extends Window, ACC> {
                     long openTime = tuple.getKind() == CecRecordKind.OPEN ? record.timestamp() : Long.MIN_VALUE;
                     found.add(OpenWindow.rebuilt(
                             tuple, found.size(), emptyAccumulator.get(),
-                            new LogPosition(reader.segmentName(), record.offset()), openTime));
+                            reader.position(), openTime));
                 }
             }
             Collections.reverse(found);

@@ -7,6 +7,7 @@ import org.appendlog.cec.log.ForwardLogReader;
 import org.appendlog.cec.log.LogPosition;
 import org.appendlog.cec.log.LogRecord;
 import org.appendlog.cec.log.PersistedStream;
+import org.appendlog.cec.log.SegmentExtent;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.core.fs.FileSystem;
@@ -51,10 +52,13 @@ final class WindowReplay<K, IN, W extends Window, ACC> {
         WindowReplay<K, IN, W, ACC> replay = new WindowReplay<>();
         ReplayedClock clock = new ReplayedClock();
         DataInputDeserializer in = new DataInputDeserializer();
-        try (ForwardLogReader reader =
-                new ForwardLogReader(
-                        fs, PersistedStream.chainEndingAt(fs, directory, position.end), Long.MIN_VALUE,
-                        position.horizon)) {
+        List<SegmentExtent> chain = PersistedStream.chainFrom(fs, directory, position.horizon, position.end);
+        if (chain.isEmpty()) {
+            throw new IOException(
+                    "CEC recovery replay of " + directory + ": the recovery horizon " + position.horizon
+                            + " is not on the stream that ends at " + position.end + "; the log is incomplete");
+        }
+        try (ForwardLogReader reader = new ForwardLogReader(fs, chain, Long.MIN_VALUE, position.horizon)) {
             for (LogRecord record = reader.next(); record != null; record = reader.next()) {
                 replay.recordsScanned++;
                 if (LoggedInput.isInput(record.payload())) {

@@ -6,14 +6,13 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import javax.annotation.Nullable;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Queue;
 
-/** Hands out one split per persisted subtask stream to readers that ask for work. */
-final class CecLogEnumerator implements SplitEnumerator<CecLogSplit, Collection<CecLogSplit>> {
+/** Hands out one split per persisted subtask stream to readers that ask for work (bounded reads). */
+final class CecLogEnumerator implements SplitEnumerator<CecLogSplit, CecLogEnumeratorState> {
 
     private final SplitEnumeratorContext<CecLogSplit> context;
     private final Queue<CecLogSplit> remaining;
@@ -45,8 +44,8 @@ final class CecLogEnumerator implements SplitEnumerator<CecLogSplit, Collection<
     public void addReader(int subtaskId) {}
 
     @Override
-    public Collection<CecLogSplit> snapshotState(long checkpointId) {
-        return Collections.unmodifiableList(new ArrayList<>(remaining));
+    public CecLogEnumeratorState snapshotState(long checkpointId) {
+        return new CecLogEnumeratorState(remaining, Collections.emptySet());
     }
 
     @Override

@@ -8,43 +8,65 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 
-/** Serializes the enumerator's not yet assigned splits. */
-final class CecLogEnumeratorStateSerializer implements SimpleVersionedSerializer<Collection<CecLogSplit>> {
+/**
+ * Serializes the enumerator's state. Version 1 held only the unassigned splits (of a bounded
+ * source); version 2 adds the subtask directories a following source has found.
+ */
+final class CecLogEnumeratorStateSerializer implements SimpleVersionedSerializer<CecLogEnumeratorState> {
+
+    private static final int VERSION = 2;
 
     @Override
     public int getVersion() {
-        return 1;
+        return VERSION;
     }
 
     @Override
-    public byte[] serialize(Collection<CecLogSplit> splits) throws IOException {
+    public byte[] serialize(CecLogEnumeratorState state) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream out = new DataOutputStream(bytes);
-        out.writeInt(splits.size());
-        for (CecLogSplit split : splits) {
+        out.writeInt(state.unassigned().size());
+        for (CecLogSplit split : state.unassigned()) {
             CecLogSplitSerializer.write(split, out);
+        }
+        out.writeInt(state.discovered().size());
+        for (String directory : state.discovered()) {
+            out.writeUTF(directory);
         }
         out.flush();
         return bytes.toByteArray();
     }
 
     @Override
-    public Collection<CecLogSplit> deserialize(int version, byte[] serialized) throws IOException {
-        if (version != 1) {
+    public CecLogEnumeratorState deserialize(int version, byte[] serialized) throws IOException {
+        if (version != 1 && version != VERSION) {
             throw new IOException("Unknown CEC source enumerator state version " + version);
         }
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized));
-        int n = in.readInt();
-        if (n < 0 || n > serialized.length) {
-            throw new IOException("CEC source enumerator state of " + serialized.length + " bytes counts " + n + " splits");
-        }
+        int n = count(in, serialized, "splits");
         List<CecLogSplit> splits = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            splits.add(CecLogSplitSerializer.read(in));
+            splits.add(CecLogSplitSerializer.read(in, version));
         }
-        return splits;
+        if (version == 1) {
+            return new CecLogEnumeratorState(splits, Collections.emptySet());
+        }
+        int d = count(in, serialized, "directories");
+        List<String> discovered = new ArrayList<>(d);
+        for (int i = 0; i < d; i++) {
+            discovered.add(in.readUTF());
+        }
+        return new CecLogEnumeratorState(splits, discovered);
+    }
+
+    private static int count(DataInputStream in, byte[] serialized, String what) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > serialized.length) {
+            throw new IOException("CEC source enumerator state of " + serialized.length + " bytes counts " + n + " " + what);
+        }
+        return n;
     }
 }

@@ -24,15 +24,22 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * A bounded FLIP-27 source that reads a CEC operator's persisted stream back, from a timestamp
- * on: every committed tuple with timestamp at or after it, in log order per subtask stream, with
- * the tuple's timestamp as record timestamp. Used for history on demand and to replay a CEC
- * operator's output into another job.
+ * A FLIP-27 source that reads a CEC operator's persisted stream back, from a timestamp on: every
+ * committed tuple with timestamp at or after it, in log order per subtask stream, with the tuple's
+ * timestamp as record timestamp. {@link #of} is bounded: it reads up to each subtask stream's
+ * latest commit when the job starts (history on demand, replay into another job). {@link
+ * #following} is unbounded: it follows the stream as the writing job commits, also subtask
+ * directories that appear later, and reports its lag as {@link CecLogSourceMetrics#LAG_BYTES}.
+ * Either way it returns only committed tuples (read committed), never a tail that a failed
+ * attempt of the writing job wrote after its last completed checkpoint.
+ *
+ * <p>If log retention deleted records at or after {@code fromTimestamp}, reading a subtask
+ * stream fails with an error naming the directory and the earliest timestamp still available.
  *
  * <p>The records are decoded with a serializer built from the reading job's {@code
  * ExecutionConfig} (as the operator's was built from its job's), so Kryo registrations and
@@ -44,7 +51,7 @@ import java.util.Optional;
  * }</pre>
  */
 public final class CecLogSource<K, W, ACC, OUT>
-        implements Source<CecRecord<K, W, ACC, OUT>, CecLogSplit, Collection<CecLogSplit>>,
+        implements Source<CecRecord<K, W, ACC, OUT>, CecLogSplit, CecLogEnumeratorState>,
                 ResultTypeQueryable<CecRecord<K, W, ACC, OUT>>,
                 OutputTypeConfigurable<CecRecord<K, W, ACC, OUT>> {
 
@@ -53,12 +60,23 @@ public final class CecLogSource<K, W, ACC, OUT>
     private final String path;
     private final TypeInformation<CecRecord<K, W, ACC, OUT>> type;
     private final long fromTimestamp;
+    private final boolean following;
     @Nullable private TypeSerializer<CecRecord<K, W, ACC, OUT>> serializer;
 
-    private CecLogSource(String path, TypeInformation<CecRecord<K, W, ACC, OUT>> type, long fromTimestamp) {
+    private CecLogSource(
+            String path, TypeInformation<CecRecord<K, W, ACC, OUT>> type, long fromTimestamp, boolean following) {
+        // Any other type (say, from TypeInformation.of(CecRecord.class)) would decode the log with
+        // serializers it was not written with: fail while the job is built, not on reading.
+        if (!(type instanceof CecRecordTypeInfo)) {
+            throw new IllegalArgumentException(
+                    "CecLogSource for " + path + " needs the CecRecordTypeInfo of the CEC operator's output "
+                            + "(cecStream.getType() of the operator that writes " + path + "), but was given " + type
+                            + " (" + (type == null ? "null" : type.getClass().getName()) + ").");
+        }
         this.path = path;
         this.type = type;
         this.fromTimestamp = fromTimestamp;
+        this.following = following;
     }
 
     /**
@@ -70,20 +88,23 @@ public final class CecLogSource<K, W, ACC, OUT>
      */
     public static <K, W, ACC, OUT> CecLogSource<K, W, ACC, OUT> of(
             String path, TypeInformation<CecRecord<K, W, ACC, OUT>> type, long fromTimestamp) {
-        // Any other type (say, from TypeInformation.of(CecRecord.class)) would decode the log with
-        // serializers it was not written with: fail while the job is built, not on reading.
-        if (!(type instanceof CecRecordTypeInfo)) {
-            throw new IllegalArgumentException(
-                    "CecLogSource for " + path + " needs the CecRecordTypeInfo of the CEC operator's output "
-                            + "(cecStream.getType() of the operator that writes " + path + "), but was given " + type
-                            + " (" + (type == null ? "null" : type.getClass().getName()) + ").");
-        }
-        return new CecLogSource<>(path, type, fromTimestamp);
+        return new CecLogSource<>(path, type, fromTimestamp, false);
+    }
+
+    /**
+     * An unbounded source that follows the stream under {@code path} as the writing job commits
+     * it (looking for new commits every {@link CecLogSplitReader#POLL_MILLIS} ms and for new
+     * subtask directories every {@link CecLogFollowingEnumerator#DISCOVERY_MILLIS} ms), from
+     * {@code fromTimestamp} on. The path need not exist yet. Parameters as for {@link #of}.
+     */
+    public static <K, W, ACC, OUT> CecLogSource<K, W, ACC, OUT> following(
+            String path, TypeInformation<CecRecord<K, W, ACC, OUT>> type, long fromTimestamp) {
+        return new CecLogSource<>(path, type, fromTimestamp, true);
     }
 
     @Override
     public Boundedness getBoundedness() {
-        return Boundedness.BOUNDED;
+        return following ? Boundedness.CONTINUOUS_UNBOUNDED : Boundedness.BOUNDED;
     }
 
     /**
@@ -107,8 +128,12 @@ public final class CecLogSource<K, W, ACC, OUT>
     }
 
     @Override
-    public SplitEnumerator<CecLogSplit, Collection<CecLogSplit>> createEnumerator(
+    public SplitEnumerator<CecLogSplit, CecLogEnumeratorState> createEnumerator(
             SplitEnumeratorContext<CecLogSplit> context) throws IOException {
+        if (following) {
+            return new CecLogFollowingEnumerator(
+                    context, new Path(path), fromTimestamp, Collections.emptyList(), Collections.emptySet());
+        }
         return new CecLogEnumerator(context, discoverSplits());
     }
 
@@ -127,9 +152,13 @@ public final class CecLogSource<K, W, ACC, OUT>
     }
 
     @Override
-    public SplitEnumerator<CecLogSplit, Collection<CecLogSplit>> restoreEnumerator(
-            SplitEnumeratorContext<CecLogSplit> context, Collection<CecLogSplit> checkpoint) {
-        return new CecLogEnumerator(context, checkpoint);
+    public SplitEnumerator<CecLogSplit, CecLogEnumeratorState> restoreEnumerator(
+            SplitEnumeratorContext<CecLogSplit> context, CecLogEnumeratorState checkpoint) {
+        if (following) {
+            return new CecLogFollowingEnumerator(
+                    context, new Path(path), fromTimestamp, checkpoint.unassigned(), checkpoint.discovered());
+        }
+        return new CecLogEnumerator(context, checkpoint.unassigned());
     }
 
     @Override
@@ -138,7 +167,7 @@ public final class CecLogSource<K, W, ACC, OUT>
     }
 
     @Override
-    public SimpleVersionedSerializer<Collection<CecLogSplit>> getEnumeratorCheckpointSerializer() {
+    public SimpleVersionedSerializer<CecLogEnumeratorState> getEnumeratorCheckpointSerializer() {
         return new CecLogEnumeratorStateSerializer();
     }
 

@@ -10,6 +10,7 @@ import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSource
 import org.apache.flink.core.memory.DataInputDeserializer;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Source reader of {@link CecLogSource}: decodes log records into {@link CecRecord}s, skipping the
@@ -20,8 +21,13 @@ final class CecLogSourceReader<K, W, ACC, OUT>
                 PositionedRecord, CecRecord<K, W, ACC, OUT>, CecLogSplit, CecLogSplitState> {
 
     CecLogSourceReader(SourceReaderContext context, TypeSerializer<CecRecord<K, W, ACC, OUT>> serializer) {
+        this(context, serializer, new AtomicLong());
+    }
+
+    private CecLogSourceReader(
+            SourceReaderContext context, TypeSerializer<CecRecord<K, W, ACC, OUT>> serializer, AtomicLong lagBytes) {
         super(
-                CecLogSplitReader::new,
+                () -> new CecLogSplitReader(lagBytes),
                 (element, output, state) -> {
                     // The operator's internal records (its logged input) are not tuples.
                     if (CecRecordKind.isTuple(element.record.payload())) {
@@ -32,6 +38,8 @@ final class CecLogSourceReader<K, W, ACC, OUT>
                 },
                 new Configuration(),
                 context);
+        context.metricGroup().gauge(CecLogSourceMetrics.LAG_BYTES, lagBytes::get);
+        context.metricGroup().setPendingBytesGauge(lagBytes::get);
     }
 
     @Override

@@ -9,20 +9,21 @@ import javax.annotation.Nullable;
 import java.util.Objects;
 
 /**
- * One subtask's persisted stream, to be read up to its committed end from a timestamp on. {@code
- * resumeAt} is set once a reader checkpointed its progress in the split.
+ * One subtask's persisted stream, to be read from a timestamp on up to its committed end, or
+ * following its commits if it has none. {@code resumeAt} is set once a reader checkpointed its
+ * progress in the split.
  */
 public final class CecLogSplit implements SourceSplit {
 
     private final String directory;
-    private final LogPosition committedEnd;
+    @Nullable private final LogPosition committedEnd;
     private final long fromTimestamp;
     @Nullable private final LogPosition resumeAt;
 
     public CecLogSplit(
-            String directory, LogPosition committedEnd, long fromTimestamp, @Nullable LogPosition resumeAt) {
+            String directory, @Nullable LogPosition committedEnd, long fromTimestamp, @Nullable LogPosition resumeAt) {
         this.directory = Objects.requireNonNull(directory);
-        this.committedEnd = Objects.requireNonNull(committedEnd);
+        this.committedEnd = committedEnd;
         this.fromTimestamp = fromTimestamp;
         this.resumeAt = resumeAt;
     }
@@ -36,6 +37,8 @@ public final class CecLogSplit implements SourceSplit {
         return directory;
     }
 
+    /** Where a bounded read ends, or null for a split that follows the stream's commits. */
+    @Nullable
     public LogPosition committedEnd() {
         return committedEnd;
     }
@@ -55,7 +58,7 @@ public final class CecLogSplit implements SourceSplit {
 
     @Override
     public String toString() {
-        return "CecLogSplit{" + directory + " up to " + committedEnd + ", from t=" + fromTimestamp
+        return "CecLogSplit{" + directory + (committedEnd == null ? " following commits" : " up to " + committedEnd) + ", from t=" + fromTimestamp
                 + (resumeAt == null ? "" : ", resume at " + resumeAt) + "}";
     }
 }

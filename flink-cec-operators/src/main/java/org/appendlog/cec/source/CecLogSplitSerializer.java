@@ -10,14 +10,19 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 
-/** Serializes {@link CecLogSplit}s for checkpoints of the source. */
+/**
+ * Serializes {@link CecLogSplit}s for checkpoints of the source. Version 1 always had a committed
+ * end; version 2 marks its presence (a following split has none).
+ */
 public final class CecLogSplitSerializer implements SimpleVersionedSerializer<CecLogSplit> {
 
     static final CecLogSplitSerializer INSTANCE = new CecLogSplitSerializer();
 
+    private static final int VERSION = 2;
+
     @Override
     public int getVersion() {
-        return 1;
+        return VERSION;
     }
 
     @Override
@@ -31,27 +36,31 @@ public final class CecLogSplitSerializer implements SimpleVersionedSerializer<Ce
 
     @Override
     public CecLogSplit deserialize(int version, byte[] serialized) throws IOException {
-        if (version != 1) {
-            throw new IOException("Unknown CecLogSplit serialization version " + version);
-        }
-        return read(new DataInputStream(new ByteArrayInputStream(serialized)));
+        return read(new DataInputStream(new ByteArrayInputStream(serialized)), version);
     }
 
     static void write(CecLogSplit split, DataOutputStream out) throws IOException {
         out.writeUTF(split.directory());
-        split.committedEnd().write(out);
+        writeOptional(split.committedEnd(), out);
         out.writeLong(split.fromTimestamp());
-        out.writeBoolean(split.resumeAt() != null);
-        if (split.resumeAt() != null) {
-            split.resumeAt().write(out);
-        }
+        writeOptional(split.resumeAt(), out);
     }
 
-    static CecLogSplit read(DataInputStream in) throws IOException {
+    static CecLogSplit read(DataInputStream in, int version) throws IOException {
+        if (version != 1 && version != VERSION) {
+            throw new IOException("Unknown CecLogSplit serialization version " + version);
+        }
         String directory = in.readUTF();
-        LogPosition end = LogPosition.read(in);
+        LogPosition end = version == 1 || in.readBoolean() ? LogPosition.read(in) : null;
         long from = in.readLong();
         LogPosition resume = in.readBoolean() ? LogPosition.read(in) : null;
         return new CecLogSplit(directory, end, from, resume);
+    }
+
+    private static void writeOptional(LogPosition position, DataOutputStream out) throws IOException {
+        out.writeBoolean(position != null);
+        if (position != null) {
+            position.write(out);
+        }
     }
 }

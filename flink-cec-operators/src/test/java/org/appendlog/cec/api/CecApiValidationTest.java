@@ -4,6 +4,7 @@ import org.appendlog.cec.api.CecConfigOptions;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindows;
+import org.appendlog.cec.log.LogRetention;
 import org.appendlog.cec.source.CecLogSource;
 
 import org.apache.flink.api.common.typeinfo.TypeHint;
@@ -36,6 +37,8 @@ class CecApiValidationTest {
         assertThat(options.maxWindowsPerShot()).isEqualTo(1000);
         assertThat(options.segmentBytes()).isEqualTo(64L << 20);
         assertThat(options.indexIntervalBytes()).isEqualTo(64L << 10);
+        assertThat(options.retentionMillis()).isEqualTo(Duration.ofDays(7).toMillis());
+        assertThat(options.retentionBytes()).isEqualTo(LogRetention.UNBOUNDED);
     }
 
     @Test
@@ -46,12 +49,16 @@ class CecApiValidationTest {
         config.setString("cec.policy.slow-threshold", "2 s");
         config.setString("cec.policy.max-windows-per-shot", "7");
         config.setString("cec.mode", "open-only");
+        config.setString("cec.log.retention.time", "1 h");
+        config.setString("cec.log.retention.size", "10 gb");
         CecOptions options = CecOptions.fromConfiguration(config);
         assertThat(options.mode()).isEqualTo(CecMode.OPEN_ONLY);
         assertThat(options.logPath().toUri().getScheme()).isEqualTo("hdfs");
         assertThat(options.periodMillis()).isEqualTo(250);
         assertThat(options.slowThresholdMillis()).isEqualTo(2000);
         assertThat(options.maxWindowsPerShot()).isEqualTo(7);
+        assertThat(options.retentionMillis()).isEqualTo(3_600_000);
+        assertThat(options.retentionBytes()).isEqualTo(10L << 30);
     }
 
     @Test
@@ -71,6 +78,10 @@ class CecApiValidationTest {
         assertThatThrownBy(() -> CecOptions.fromConfiguration(badMode))
                 .hasMessageContaining("cec.mode")
                 .hasMessageContaining("barriers");
+        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").retentionTime(Duration.ZERO).build())
+                .hasMessageContaining("'cec.log.retention.time': must be positive");
+        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").retentionSize(MemorySize.ZERO).build())
+                .hasMessageContaining("'cec.log.retention.size': must be positive");
     }
 
     @Test

@@ -9,9 +9,11 @@ import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecRecordSerializer;
 import org.appendlog.cec.api.CecRecordTypeInfo;
 import org.appendlog.cec.api.CecWindows;
+import org.appendlog.cec.log.CommitMarker;
 import org.appendlog.cec.log.ForwardLogReader;
 import org.appendlog.cec.log.LogPosition;
 import org.appendlog.cec.log.LogRecord;
+import org.appendlog.cec.log.LogWriter;
 import org.appendlog.cec.log.PersistedStream;
 import org.appendlog.cec.operator.LoggedInput;
 import org.appendlog.cec.source.CecLogSource;
@@ -27,6 +29,7 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
@@ -126,6 +129,42 @@ class CecLogSourceTest {
             List<String> expected = all.stream().filter(r -> timestampOf(r) >= from).sorted().collect(Collectors.toList());
             assertThat(read(path, type, from)).as("records from t=%d", from).isEqualTo(expected);
         }
+    }
+
+    /** The operator's own log records (a kind code past RESULT) are not CEC tuples: readers skip them. */
+    @Test
+    void recordsOfOtherKindsThanTheTuplesAreSkipped() throws Exception {
+        String path = new File(tmp, "internal").toURI().toString();
+        TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type =
+                WordCountJob.cecCounts(
+                                WordCountJob.words(StreamExecutionEnvironment.getExecutionEnvironment(), 1, 1, 1, 0),
+                                WordCountJob.windows(Duration.ofSeconds(2), Duration.ofSeconds(1)),
+                                CecOptions.builder(path).build())
+                        .getType();
+        @SuppressWarnings("unchecked")
+        CecRecordSerializer<String, TimeWindow, Long, Long> serializer =
+                (CecRecordSerializer<String, TimeWindow, Long, Long>) type.createSerializer(new SerializerConfigImpl());
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Path dir = PersistedStream.subtaskDirectory(new Path(path), 0);
+        List<String> tuples = new ArrayList<>();
+        DataOutputSerializer payload = new DataOutputSerializer(64);
+        try (LogWriter log = new LogWriter(fs, dir, 0, 0, null, 4096, 256)) {
+            for (int i = 0; i < 50; i++) {
+                TimeWindow window = new TimeWindow(i * 1000L, i * 1000L + 2000);
+                CecRecord<String, TimeWindow, Long, Long> tuple =
+                        i % 2 == 0 ? CecRecord.open("w" + i, window, i, 1) : CecRecord.result("w" + i, window, i, 0, 3, 3L);
+                payload.clear();
+                serializer.serialize(tuple, payload);
+                log.append(i, payload.getSharedBuffer(), payload.length());
+                tuples.add(tuple.toString());
+                byte[] internal = {(byte) (CecRecordKind.RESULT.code() + 1), 1, 2, 3};
+                log.append(i, internal, internal.length);
+            }
+            log.sync();
+            PersistedStream.commit(fs, dir, new CommitMarker(1, log.position(), "writer"));
+        }
+        Collections.sort(tuples);
+        assertThat(read(path, type, Long.MIN_VALUE)).isEqualTo(tuples);
     }
 
     @Test

@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HBaseInputValidationTest {
 
     private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("hbase-input");
-    private static final String PREFIX = "state.checkpoint-storage.hbase.";
+    private static final String PREFIX = "execution.checkpointing.hbase.";
 
     @ParameterizedTest(name = "{0} = ''{1}''")
     @CsvSource({

@@ -2,7 +2,9 @@ package org.appendlog.statebackend.compaction;
 
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.SegmentedLog;
+import org.appendlog.statebackend.metrics.SuppliedCounter;
 
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.KeyGroupRange;
 
@@ -17,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTIONS_FAILED;
 import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTIONS_RUN;
 import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTION_BYTES_READ;
 import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTION_BYTES_WRITTEN;
@@ -42,6 +45,7 @@ public final class Compactor implements Closeable {
     private final AtomicLong bytesRead = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
     private volatile long lastDurationMillis;
+    private final Counter failures;
 
     /**
      * @param taker receives each finished pass; returns false if the log moved on meanwhile and
@@ -64,9 +68,10 @@ public final class Compactor implements Closeable {
                             t.setDaemon(true);
                             return t;
                         });
-        metrics.gauge(COMPACTIONS_RUN, passes::get);
-        metrics.gauge(COMPACTION_BYTES_READ, this::bytesRead);
-        metrics.gauge(COMPACTION_BYTES_WRITTEN, bytesWritten::get);
+        metrics.counter(COMPACTIONS_RUN, new SuppliedCounter(passes::get));
+        metrics.counter(COMPACTION_BYTES_READ, new SuppliedCounter(this::bytesRead));
+        metrics.counter(COMPACTION_BYTES_WRITTEN, new SuppliedCounter(bytesWritten::get));
+        this.failures = metrics.counter(COMPACTIONS_FAILED);
         metrics.gauge(LAST_COMPACTION_DURATION_MS, () -> lastDurationMillis);
     }
 
@@ -91,6 +96,7 @@ public final class Compactor implements Closeable {
                                     log.directory(),
                                     t.toString());
                         } else {
+                            failures.inc();
                             LOG.warn("Compaction of the state log in {} failed", log.directory(), t);
                         }
                     } finally {

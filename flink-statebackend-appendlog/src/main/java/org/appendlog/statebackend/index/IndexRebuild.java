@@ -24,12 +24,12 @@ public final class IndexRebuild implements AutoCloseable {
         this.index = index;
     }
 
-    /** The segment number under which {@link #firstOf} takes the records of {@code batch}. */
+    /** The segment number under which {@link #indexIfFirst} takes the records of {@code batch}. */
     public int segmentId(BatchLocation batch) {
         return index.segmentId(batch.segment());
     }
 
-    /** The batch number under which {@link #firstOf} takes the records of {@code batch}. */
+    /** The batch number under which {@link #indexIfFirst} takes the records of {@code batch}. */
     public int batchNumber(BatchLocation batch) {
         return index.segmentStats(segmentId(batch)).batchNumber(batch.offset());
     }
@@ -39,7 +39,7 @@ public final class IndexRebuild implements AutoCloseable {
      * in the batch that {@code segmentId} and {@code batchNumber} name, is the first one read of
      * its entry (and so its latest); it is then indexed, or for a tombstone marked.
      */
-    public boolean firstOf(
+    public boolean indexIfFirst(
             int keyGroup,
             int state,
             byte[] key,

@@ -49,6 +49,19 @@ final class KeyGroupIndex {
         this.segments = segments;
     }
 
+    /** Bytes of the arrays that hold this key group's table, entries and key bytes. */
+    synchronized long heapBytes() {
+        int intArrays =
+                freed.length
+                        + keyAt.length
+                        + keyLength.length
+                        + segmentOf.length
+                        + batchOf.length
+                        + positionOf.length
+                        + recordLength.length;
+        return (long) slots.length * Long.BYTES + (long) intArrays * Integer.BYTES + arena.length;
+    }
+
     /** The entry's latest record is {@code record} bytes at {@code at}; tombstone: gone. */
     void written(int state, byte[] key, int offset, int length, RecordAt at, boolean tombstone) {
         if (tombstone) {

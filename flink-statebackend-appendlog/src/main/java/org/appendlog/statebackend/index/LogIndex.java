@@ -233,7 +233,7 @@ public final class LogIndex {
      * #awaitUpdates} waits for them. Only batches of completed checkpoints, in the order they
      * completed: the index describes the log the last completed checkpoint refers to.
      */
-    public void batchWrittenLater(BatchBuilder batch, BatchLocation location, Executor executor) {
+    public void indexBatchLater(BatchBuilder batch, BatchLocation location, Executor executor) {
         batchAdded(location.segment(), location.rawLength());
         updateLater(
                 executor,
@@ -242,7 +242,7 @@ public final class LogIndex {
     }
 
     /**
-     * Like {@link #batchWrittenLater}, for a batch of every live entry at {@code location} of
+     * Like {@link #indexBatchLater}, for a batch of every live entry at {@code location} of
      * {@code segment}, which is read back from the log. It replaces what the index held: it
      * carries no tombstones for the entries removed before it, which would otherwise stay indexed
      * for good. So once indexed, the index is whole again, whatever update failed before. Should
@@ -250,7 +250,7 @@ public final class LogIndex {
      * {@code requestFullBatch} asks for the next checkpoint to be full, and compaction waits for
      * that one.
      */
-    public void fullBatchWrittenLater(
+    public void indexFullBatchLater(
             StreamStateHandle segment,
             BatchLocation location,
             Executor executor,
@@ -336,7 +336,7 @@ public final class LogIndex {
     }
 
     /**
-     * Waits until every batch handed to {@link #batchWrittenLater} is indexed. Compaction calls
+     * Waits until every batch handed to {@link #indexBatchLater} is indexed. Compaction calls
      * it before it judges liveness: a record the index does not know yet would look dead.
      */
     public void awaitUpdates() throws IOException, InterruptedException {
@@ -465,6 +465,30 @@ public final class LogIndex {
     public void batchAdded(String segment, long length) {
         SegmentStats stats = segments.byId(segments.idOf(segment));
         referenced.computeIfAbsent(segment, s -> stats).added(length);
+    }
+
+    /** Segments that the last completed checkpoint refers to. */
+    public int segmentCount() {
+        return referenced.size();
+    }
+
+    /** Bytes of the index's tables and key bytes, over all key groups. */
+    public long heapBytes() {
+        long bytes = 0;
+        for (KeyGroupIndex index : perKeyGroup) {
+            bytes += index.heapBytes();
+        }
+        return bytes;
+    }
+
+    /**
+     * Whether an update failed since the last full batch was indexed: compaction stays stopped
+     * ({@link #awaitUpdates}) until the full checkpoint it asked for is indexed.
+     */
+    public boolean missedUpdate() {
+        synchronized (updates) {
+            return failedUpdate != null;
+        }
     }
 
     public Collection<SegmentStats> segments() {

@@ -85,7 +85,7 @@ public final class BatchFormat {
     private BatchFormat() {}
 
     /** Whether a segment whose header gives {@code version} holds batches this class reads. */
-    public static boolean readsSegmentsOf(int version) {
+    public static boolean isReadableVersion(int version) {
         return version == UNCOMPRESSED_VERSION || version == FORMAT_VERSION;
     }
 

@@ -159,6 +159,7 @@ public final class SegmentedLog implements Closeable {
         if (active == null) {
             String name = String.format("%s-c%d-%06d.seg", namePrefix, floor.get(), nextSequence++);
             active = LogSegment.create(fs, dir, name);
+            bytesAppended += active.position();
             ownSegments.put(name, active.path);
             LOG.debug("Opened state log segment {}", active.path);
         }
@@ -288,7 +289,7 @@ public final class SegmentedLog implements Closeable {
     }
 
     /** Whether a checkpoint was given {@code segment}: its handle was made by {@link #handle}. */
-    public synchronized boolean given(String segment) {
+    public synchronized boolean isHandedOut(String segment) {
         return handedOut.contains(segment);
     }
 
@@ -306,6 +307,7 @@ public final class SegmentedLog implements Closeable {
         return active == null ? null : active.name;
     }
 
+    /** Bytes written to the segments this log created, headers included. */
     public synchronized long bytesAppended() {
         return bytesAppended;
     }

@@ -52,7 +52,7 @@ public final class WriterLineage {
     }
 
     /** The lineage a writer in {@code run} continues after restoring a checkpoint of this one. */
-    public WriterLineage continuedIn(String run) {
+    public WriterLineage forRun(String run) {
         return run != null && run.equals(this.run) ? this : new WriterLineage(run, Map.of());
     }
 

@@ -3,6 +3,7 @@ package org.appendlog.statebackend.metrics;
 /**
  * The names of the metrics the backend registers, all under the group {@link #GROUP} of the
  * operator's metric group. The backend, the benchmark harness and the tests read them from here.
+ * Cumulative figures (bytes appended, passes, ...) are counters; the others are gauges.
  */
 public final class AppendLogMetrics {
 
@@ -21,7 +22,7 @@ public final class AppendLogMetrics {
     /** Entries whose latest record is a value. */
     public static final String LIVE_ENTRIES = "liveEntries";
 
-    /** Bytes this backend appended to the log. */
+    /** Bytes this backend wrote to the log's segments (counter). */
     public static final String BYTES_APPENDED = "bytesAppended";
 
     /** Marked entries plus logged writes since the last checkpoint. */
@@ -30,23 +31,44 @@ public final class AppendLogMetrics {
     /** Bytes of the log read by the restore. */
     public static final String RESTORE_BYTES_READ = "restoreBytesRead";
 
-    /** Checkpoints that appended every live entry. */
+    /** Checkpoints that appended every live entry (counter). */
     public static final String FULL_BATCHES = "fullBatches";
 
-    /** Intervals whose writes went untracked because the state was expected to turn over. */
+    /**
+     * Intervals whose writes went untracked because the state was expected to turn over
+     * (counter).
+     */
     public static final String UNTRACKED_INTERVALS = "untrackedIntervals";
 
-    /** Compaction passes that finished. */
+    /** Compaction passes that finished (counter). */
     public static final String COMPACTIONS_RUN = "compactionsRun";
 
-    /** Log bytes that compaction passes read. */
+    /** Log bytes that compaction passes read (counter). */
     public static final String COMPACTION_BYTES_READ = "compactionBytesRead";
 
-    /** Bytes of the runs that compaction passes wrote. */
+    /** Bytes of the runs that compaction passes wrote (counter). */
     public static final String COMPACTION_BYTES_WRITTEN = "compactionBytesWritten";
 
     /** Duration of the last compaction pass that found segments to compact, in milliseconds. */
     public static final String LAST_COMPACTION_DURATION_MS = "lastCompactionDurationMs";
+
+    /** Compaction passes that failed with an error (counter); the next pass starts over. */
+    public static final String COMPACTIONS_FAILED = "compactionsFailed";
+
+    /**
+     * 1 while compaction is stopped because the index missed an update after an error (it resumes
+     * once the full checkpoint that the backend then takes has completed), else 0.
+     */
+    public static final String COMPACTION_STOPPED = "compactionStopped";
+
+    /** Bytes of the heap that the index's tables and key bytes take. */
+    public static final String INDEX_HEAP_BYTES = "indexHeapBytes";
+
+    /** Serialized writes buffered since the last checkpoint, in bytes. */
+    public static final String CHANGE_BUFFER_BYTES = "changeBufferBytes";
+
+    /** Segments that the last completed checkpoint refers to. */
+    public static final String SEGMENT_COUNT = "segmentCount";
 
     private AppendLogMetrics() {}
 }

@@ -99,7 +99,7 @@ public final class AppendLogRestoreOperation<K> {
             restoreTimers(checkpoint);
             checkpoint.segments().forEach(log::adopt);
         }
-        boolean merged = checkpoints.stream().anyMatch(c -> c.speaksForLessThan(owned));
+        boolean merged = checkpoints.stream().anyMatch(c -> c.isPartialFor(owned));
         return new AppendLogRestoreResult(
                 batches, handles.hasNativeSavepoint() || merged, bytesRead);
     }
@@ -234,7 +234,7 @@ public final class AppendLogRestoreOperation<K> {
                 batchNumber = rebuild.batchNumber(of.location());
             }
             LoggedState<K> state = state(record);
-            if (!rebuild.firstOf(
+            if (!rebuild.indexIfFirst(
                     kg,
                     state.id(),
                     record.bytes(),

@@ -52,7 +52,7 @@ public final class RestoredCheckpoint {
      * handles merged, or a subtask that had no state): the batches it lists may then hold stale
      * records of {@code owned}'s other key groups, which no later checkpoint may list as its own.
      */
-    public boolean speaksForLessThan(KeyGroupRange owned) {
+    public boolean isPartialFor(KeyGroupRange owned) {
         return !keyGroups.getIntersection(owned).equals(owned);
     }
 

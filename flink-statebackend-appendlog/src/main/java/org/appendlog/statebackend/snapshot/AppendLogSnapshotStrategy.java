@@ -101,16 +101,17 @@ public final class AppendLogSnapshotStrategy<K> {
     }
 
     /** The strategy for one checkpoint, which knows whether it may share earlier files. */
-    public SnapshotStrategy<KeyedStateHandle, CapturedState> forCheckpoint(SharingFilesStrategy sharing) {
-        return new SnapshotStrategy<KeyedStateHandle, CapturedState>() {
+    public SnapshotStrategy<KeyedStateHandle, AppendLogSnapshotResources> forCheckpoint(SharingFilesStrategy sharing) {
+        return new SnapshotStrategy<KeyedStateHandle, AppendLogSnapshotResources>() {
             @Override
-            public CapturedState syncPrepareResources(long checkpointId) throws Exception {
+            public AppendLogSnapshotResources syncPrepareResources(long checkpointId)
+                    throws Exception {
                 if (sharing == SharingFilesStrategy.NO_SHARING) {
                     return capture(checkpointId, sharing);
                 }
                 ReferenceFloor floor = log.floor();
                 floor.started(checkpointId);
-                CapturedState captured;
+                AppendLogSnapshotResources captured;
                 try {
                     captured = capture(checkpointId, sharing);
                 } catch (Throwable t) {
@@ -123,7 +124,7 @@ public final class AppendLogSnapshotStrategy<K> {
 
             @Override
             public SnapshotResultSupplier<KeyedStateHandle> asyncSnapshot(
-                    CapturedState captured,
+                    AppendLogSnapshotResources captured,
                     long checkpointId,
                     long timestamp,
                     @Nonnull CheckpointStreamFactory streamFactory,
@@ -137,10 +138,11 @@ public final class AppendLogSnapshotStrategy<K> {
     //  synchronous phase
     // ------------------------------------------------------------------------
 
-    private CapturedState capture(long checkpointId, SharingFilesStrategy sharing)
+    private AppendLogSnapshotResources capture(long checkpointId, SharingFilesStrategy sharing)
             throws IOException {
         if (states.isEmpty() && timers.isEmpty()) {
-            return new CapturedState(checkpointId, null, null, null, null, null, null, -1);
+            return new AppendLogSnapshotResources(
+                    checkpointId, null, null, null, null, null, null, -1);
         }
         List<String> names = new ArrayList<>(states.size());
         List<StateMetaInfoSnapshot> metaInfos = new ArrayList<>();
@@ -158,7 +160,7 @@ public final class AppendLogSnapshotStrategy<K> {
                 new KeyedBackendSerializationProxy<>(keySerializer, metaInfos, false);
         TimerFormat.Captured capturedTimers = TimerFormat.capture(timers);
 
-        CapturedState.Mode mode = CapturedState.Mode.SAVEPOINT;
+        AppendLogSnapshotResources.Mode mode = AppendLogSnapshotResources.Mode.SAVEPOINT;
         Capture capture = null;
         long pendingFull = -1;
         // A savepoint is no part of the chain: its changes stay for the next checkpoint.
@@ -179,25 +181,25 @@ public final class AppendLogSnapshotStrategy<K> {
             lineage.barrierTaken(capture, full);
             if (full) {
                 capture.discardLogged(background);
-                mode = CapturedState.Mode.FULL;
+                mode = AppendLogSnapshotResources.Mode.FULL;
             } else if (afterPendingFull) {
-                mode = CapturedState.Mode.AFTER_PENDING_FULL;
+                mode = AppendLogSnapshotResources.Mode.AFTER_PENDING_FULL;
                 pendingFull = backlog.pendingFull;
             } else {
-                mode = CapturedState.Mode.INCREMENTAL;
+                mode = AppendLogSnapshotResources.Mode.INCREMENTAL;
             }
         }
         boolean writesChanges =
-                mode == CapturedState.Mode.INCREMENTAL
-                        || mode == CapturedState.Mode.AFTER_PENDING_FULL;
-        return new CapturedState(
+                mode == AppendLogSnapshotResources.Mode.INCREMENTAL
+                        || mode == AppendLogSnapshotResources.Mode.AFTER_PENDING_FULL;
+        return new AppendLogSnapshotResources(
                 checkpointId,
                 mode,
                 metadata,
                 capturedTimers,
                 names,
                 writesChanges ? capture : null,
-                mode == CapturedState.Mode.INCREMENTAL ? null : snapshotTables(),
+                mode == AppendLogSnapshotResources.Mode.INCREMENTAL ? null : snapshotTables(),
                 pendingFull);
     }
 
@@ -294,7 +296,7 @@ public final class AppendLogSnapshotStrategy<K> {
     // ------------------------------------------------------------------------
 
     private SnapshotResult<KeyedStateHandle> write(
-            CapturedState captured,
+            AppendLogSnapshotResources captured,
             CheckpointStreamFactory streamFactory,
             CloseableRegistry registry)
             throws Exception {
@@ -302,7 +304,7 @@ public final class AppendLogSnapshotStrategy<K> {
             return SnapshotResult.empty();
         }
         SnapshotBatches written;
-        if (captured.mode == CapturedState.Mode.SAVEPOINT) {
+        if (captured.mode == AppendLogSnapshotResources.Mode.SAVEPOINT) {
             written = savepoint.write(captured, streamFactory, registry);
         } else {
             synchronized (writeLock) {
@@ -317,7 +319,7 @@ public final class AppendLogSnapshotStrategy<K> {
         return handles.assemble(captured, written, streamFactory, registry);
     }
 
-    private CheckpointListing listing(CapturedState captured) {
+    private CheckpointListing listing(AppendLogSnapshotResources captured) {
         switch (captured.mode) {
             case INCREMENTAL:
                 return lineage.listIncremental(captured.checkpointId);

@@ -1,7 +1,7 @@
 package org.appendlog.statebackend.snapshot;
 
 import org.appendlog.statebackend.log.BatchBuilder;
-import org.appendlog.statebackend.tracking.BufferedChanges;
+import org.appendlog.statebackend.tracking.IntervalWrites;
 import org.appendlog.statebackend.tracking.EntryRef;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -37,7 +37,7 @@ final class Capture {
     private final DataOutputSerializer keyScratch = new DataOutputSerializer(64);
     private final DataOutputSerializer valueScratch = new DataOutputSerializer(256);
     /** Volatile: the barrier asks whether it lost records while an asynchronous phase reads it. */
-    @Nullable private volatile BufferedChanges logged;
+    @Nullable private volatile IntervalWrites logged;
     @Nullable private BatchBuilder records;
 
     Capture(long checkpointId, BatchBuilder marked) {
@@ -61,7 +61,7 @@ final class Capture {
         }
     }
 
-    void logged(BufferedChanges changes) {
+    void logged(IntervalWrites changes) {
         this.logged = changes;
         this.changed = marked.recordCount() + changes.distinctEstimate();
     }
@@ -151,7 +151,7 @@ final class Capture {
      * appends every live entry can stand for them.
      */
     boolean lostChanges() {
-        BufferedChanges changes = logged;
+        IntervalWrites changes = logged;
         return changes != null && changes.lostRecords();
     }
 
@@ -161,7 +161,7 @@ final class Capture {
      * wait for those).
      */
     void discardLogged(Executor background) {
-        BufferedChanges changes = logged;
+        IntervalWrites changes = logged;
         if (changes != null) {
             changes.discard();
             background.execute(this::recycleLogged);
@@ -180,16 +180,16 @@ final class Capture {
     }
 
     private void copy(byte[] buffer, int at, BatchBuilder out) throws IOException {
-        int valueLength = BufferedChanges.valueLength(buffer, at);
+        int valueLength = IntervalWrites.valueLength(buffer, at);
         out.add(
-                BufferedChanges.keyGroup(buffer, at),
+                IntervalWrites.keyGroup(buffer, at),
                 checkpointId,
-                BufferedChanges.stateId(buffer, at),
+                IntervalWrites.stateId(buffer, at),
                 buffer,
-                BufferedChanges.keyOffset(at),
-                BufferedChanges.keyLength(buffer, at),
+                IntervalWrites.keyOffset(at),
+                IntervalWrites.keyLength(buffer, at),
                 valueLength < 0 ? null : buffer,
-                BufferedChanges.valueOffset(buffer, at),
+                IntervalWrites.valueOffset(buffer, at),
                 Math.max(0, valueLength));
     }
 }

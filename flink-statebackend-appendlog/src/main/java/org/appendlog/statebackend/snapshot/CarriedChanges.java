@@ -25,7 +25,7 @@ final class CarriedChanges {
      * The earliest checkpoint {@code s} such that {@code intervals} together carry every change
      * after the barrier of {@code s} up to that of {@code from}; {@code from} if none reaches it.
      */
-    static long carriedSince(long from, Iterable<CarriedChanges> intervals) {
+    static long earliestCoveredBarrier(long from, Iterable<CarriedChanges> intervals) {
         long since = from;
         boolean extended = true;
         while (extended) {

@@ -32,7 +32,7 @@ import static org.appendlog.statebackend.log.BatchLocation.segmentsOf;
  *
  * <p>A checkpoint lists the base plus one new batch carrying every capture taken since (or, with
  * concurrent checkpoints, the log of a pending checkpoint that holds the base's changes: {@link
- * #pendingOnAnEarlierLog}). Captures are dropped only when a checkpoint containing them completes,
+ * #pendingToBuildOn}). Captures are dropped only when a checkpoint containing them completes,
  * so an aborted, failed or out-of-order checkpoint never loses a change. The index learns a
  * checkpoint's batch only once it completes, and only if it can follow the log there ({@link
  * IndexContinuity#canFollow}); else the next checkpoint is full.
@@ -138,7 +138,7 @@ public final class CheckpointLineage {
         Set<String> confirmed;
         Set<String> placeholders;
         CompactionResult compaction;
-        WrittenCheckpoint earlier = pendingOnAnEarlierLog(checkpointId);
+        WrittenCheckpoint earlier = pendingToBuildOn(checkpointId);
         if (earlier != null) {
             // Its segments are registered by the completed checkpoint or by its own
             // acknowledgement; only those both logs hold stay registered whichever completes.
@@ -191,8 +191,8 @@ public final class CheckpointLineage {
         }
         WrittenCheckpoint onto = written.get(full);
         Set<String> segments = onto == null ? Set.of() : segmentsOf(onto.batches);
-        boolean given = onto != null && segments.stream().allMatch(log::given);
-        if (lastFull != full || !given || builtOnPendingFullAborted) {
+        boolean handedOut = onto != null && segments.stream().allMatch(log::isHandedOut);
+        if (lastFull != full || !handedOut || builtOnPendingFullAborted) {
             LOG.debug(
                     "Checkpoint {} appends all live entries: full checkpoint {}, pending at its"
                             + " barrier, is not written yet or can no longer be built on",
@@ -268,7 +268,7 @@ public final class CheckpointLineage {
      * of the completed log other than through the pending compaction (it listed an earlier log,
      * its asynchronous phase coming before that completion reached the task, or the log of one
      * that did), yet holds every change of the completed log ({@link
-     * IndexContinuity#holdsCompletedLog}). Should it complete first, the JobManager drops the
+     * IndexContinuity#isCompletedLogHeldBy}). Should it complete first, the JobManager drops the
      * segments it lacks, and would refuse a checkpoint listing them. Its segments that the completed log lacks are listed as
      * placeholders only once their checkpoint was given them: the JobManager then resolves them
      * to what that checkpoint's acknowledgement registered, or refuses this one should that
@@ -276,7 +276,7 @@ public final class CheckpointLineage {
      * learned those, and the next checkpoint is full ({@link IndexContinuity#canFollow}).
      */
     @Nullable
-    private WrittenCheckpoint pendingOnAnEarlierLog(long checkpointId) {
+    private WrittenCheckpoint pendingToBuildOn(long checkpointId) {
         Map.Entry<Long, WrittenCheckpoint> latest = written.lowerEntry(checkpointId);
         if (latest == null || latest.getValue().full) {
             return null;
@@ -290,12 +290,12 @@ public final class CheckpointLineage {
                                 b -> !listed.contains(b.segment()) && !replaced.contains(b.key()));
         Set<String> completed = segmentsOf(base);
         for (String segment : listed) {
-            if (!completed.contains(segment) && !log.given(segment)) {
+            if (!completed.contains(segment) && !log.isHandedOut(segment)) {
                 return null;
             }
         }
         return lacksACompletedSegment
-                        && continuity.holdsCompletedLog(
+                        && continuity.isCompletedLogHeldBy(
                                 latest.getKey(), earlier, written, lastCompleted, base, replaced)
                 ? earlier
                 : null;
@@ -310,7 +310,7 @@ public final class CheckpointLineage {
         // A late asynchronous phase would take it up for nothing.
         return abandoned(checkpointId)
                 ? null
-                : pendingCompaction.takeUp(batches, checkpointId, log::given);
+                : pendingCompaction.takeUp(batches, checkpointId, log::isHandedOut);
     }
 
     /** {@code batches} with {@code compaction}, if any, applied. */
@@ -397,13 +397,13 @@ public final class CheckpointLineage {
             // With base: the index counts the segment from now on, and no compaction pass judges
             // the completed log before the index knows its batch.
             if (completed.full) {
-                index.fullBatchWrittenLater(
+                index.indexFullBatchLater(
                         log.handle(completed.appendedAt.segment()),
                         completed.appendedAt,
                         background,
                         this::requireFullCheckpoint);
             } else {
-                index.batchWrittenLater(completed.appended, completed.appendedAt, background);
+                index.indexBatchLater(completed.appended, completed.appendedAt, background);
             }
         }
         if (pendingCompaction.settledBy(checkpointId, keysOf(base))) {

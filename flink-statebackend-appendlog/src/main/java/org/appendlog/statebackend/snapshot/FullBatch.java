@@ -20,12 +20,15 @@ import java.util.Iterator;
  */
 final class FullBatch implements SegmentedLog.BatchWriter {
 
-    private final CapturedState captured;
+    private final AppendLogSnapshotResources captured;
     private final KeyGroupRange keyGroups;
     private final BatchCompression compression;
     private long recordCount;
 
-    FullBatch(CapturedState captured, KeyGroupRange keyGroups, BatchCompression compression) {
+    FullBatch(
+            AppendLogSnapshotResources captured,
+            KeyGroupRange keyGroups,
+            BatchCompression compression) {
         this.captured = captured;
         this.keyGroups = keyGroups;
         this.compression = compression;

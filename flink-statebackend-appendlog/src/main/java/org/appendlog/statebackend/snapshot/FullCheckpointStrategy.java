@@ -34,7 +34,7 @@ final class FullCheckpointStrategy {
     }
 
     /** Appends the full batch that {@code listing} (a full one) lists alone. Under the write lock. */
-    SnapshotBatches write(CapturedState captured, CheckpointListing listing)
+    SnapshotBatches write(AppendLogSnapshotResources captured, CheckpointListing listing)
             throws IOException {
         long start = System.nanoTime();
         FullBatch all = new FullBatch(captured, keyGroupRange, log.compression());

@@ -46,7 +46,7 @@ final class IncrementalCheckpointStrategy {
      * Appends one batch carrying the listing's captures, deduplicated, and adds it to the
      * listing's batches; none if they changed nothing. Under the write lock.
      */
-    SnapshotBatches write(CapturedState captured, CheckpointListing listing)
+    SnapshotBatches write(AppendLogSnapshotResources captured, CheckpointListing listing)
             throws IOException {
         BatchLocation location = appendChanges(captured, listing);
         return new SnapshotBatches(
@@ -57,8 +57,8 @@ final class IncrementalCheckpointStrategy {
     }
 
     @Nullable
-    private BatchLocation appendChanges(CapturedState captured, CheckpointListing listing)
-            throws IOException {
+    private BatchLocation appendChanges(
+            AppendLogSnapshotResources captured, CheckpointListing listing) throws IOException {
         long checkpointId = captured.checkpointId;
         long start = System.nanoTime();
         for (Capture c : listing.captures) {

@@ -62,7 +62,7 @@ final class IndexContinuity {
             unknown.remove(appliedRun.key());
         }
         return unknown.isEmpty()
-                && lacksOnlyChangesAfter(completed, base, replaced, completed.builtOn);
+                && isBaseHeldUpTo(completed, base, replaced, completed.builtOn);
     }
 
     /**
@@ -73,7 +73,7 @@ final class IndexContinuity {
      * completed ones. A completion that reached the task after the barrier leaves a checkpoint on
      * an earlier log, whose batches carry changes from before the completed one's.
      */
-    boolean holdsCompletedLog(
+    boolean isCompletedLogHeldBy(
             long checkpointId,
             WrittenCheckpoint checkpoint,
             Map<Long, WrittenCheckpoint> written,
@@ -95,18 +95,18 @@ final class IndexContinuity {
                 intervals.add(interval);
             }
         }
-        return lacksOnlyChangesAfter(
+        return isBaseHeldUpTo(
                 checkpoint,
                 base,
                 replaced,
-                CarriedChanges.carriedSince(lastCompleted, intervals));
+                CarriedChanges.earliestCoveredBarrier(lastCompleted, intervals));
     }
 
     /**
      * Whether every batch of {@code base} that {@code checkpoint}'s log lacks is in {@code
      * replaced}, or carries only changes after the barrier of checkpoint {@code since}.
      */
-    private boolean lacksOnlyChangesAfter(
+    private boolean isBaseHeldUpTo(
             WrittenCheckpoint checkpoint,
             List<BatchLocation> base,
             Set<String> replaced,

@@ -70,19 +70,20 @@ final class PendingCompaction {
     /**
      * The pending result if checkpoint {@code checkpointId} applies it to {@code batches}, else
      * null. The first checkpoint to apply it takes it up and lists the run as its own; later
-     * checkpoints list it as a placeholder (see {@link #mayFollowTaker}). Without it, they would
-     * list the segments it replaced as placeholders, and be refused once the taker completed.
-     * {@code given} tells whether a checkpoint was given a segment (its handle made).
+     * checkpoints list it as a placeholder (see {@link #mayApplyTakenUpResult}). Without it, they
+     * would list the segments it replaced as placeholders, and be refused once the taker completed.
+     * {@code handedOut} tells whether a checkpoint was given a segment (its handle made).
      */
     @Nullable
     CompactionResult takeUp(
-            List<BatchLocation> batches, long checkpointId, Predicate<String> given) {
+            List<BatchLocation> batches, long checkpointId, Predicate<String> handedOut) {
         if (result == null || !keysOf(batches).containsAll(result.replacedBatches())) {
             return null;
         }
         if (takenUpBy < 0) {
             takenUpBy = checkpointId;
-        } else if (takenUpBy != checkpointId && !mayFollowTaker(checkpointId, given)) {
+        } else if (takenUpBy != checkpointId
+                && !mayApplyTakenUpResult(checkpointId, handedOut)) {
             return null;
         }
         return result;
@@ -97,9 +98,9 @@ final class PendingCompaction {
      * phase came late) can complete only if the taker does not, and its acknowledgement may come
      * before the taker's.
      */
-    private boolean mayFollowTaker(long checkpointId, Predicate<String> given) {
+    private boolean mayApplyTakenUpResult(long checkpointId, Predicate<String> handedOut) {
         BatchLocation run = result.run();
-        return takenUpBy < checkpointId && (run == null || given.test(run.segment()));
+        return takenUpBy < checkpointId && (run == null || handedOut.test(run.segment()));
     }
 
     /**

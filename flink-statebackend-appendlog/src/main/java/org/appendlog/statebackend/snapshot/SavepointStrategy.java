@@ -35,7 +35,7 @@ final class SavepointStrategy {
     }
 
     SnapshotBatches write(
-            CapturedState captured, CheckpointStreamFactory streamFactory, CloseableRegistry registry)
+            AppendLogSnapshotResources captured, CheckpointStreamFactory streamFactory, CloseableRegistry registry)
             throws IOException {
         String segment = "savepoint-" + backendId + "-" + captured.checkpointId + ".seg";
         CheckpointStateOutputStream out =

@@ -53,7 +53,7 @@ final class SnapshotHandleAssembler {
     }
 
     SnapshotResult<KeyedStateHandle> assemble(
-            CapturedState captured,
+            AppendLogSnapshotResources captured,
             SnapshotBatches written,
             CheckpointStreamFactory streamFactory,
             CloseableRegistry registry)
@@ -82,7 +82,7 @@ final class SnapshotHandleAssembler {
                 timersMillis,
                 written.batches.size());
 
-        boolean savepoint = captured.mode == CapturedState.Mode.SAVEPOINT;
+        boolean savepoint = captured.mode == AppendLogSnapshotResources.Mode.SAVEPOINT;
         List<HandleAndLocalPath> sharedState = new ArrayList<>();
         if (!savepoint) {
             for (String segment : segmentsOf(written.batches)) {

@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
 /**
  * Judges at each barrier whether the state turned over, so that its checkpoint appends every live
  * entry rather than more changes than there are entries, and pauses tracking in the intervals that
- * the {@link TurnoverForecast} expects to turn over: their checkpoints are full anyway, and
+ * the {@link TurnoverPattern} expects to turn over: their checkpoints are full anyway, and
  * logging each write cost the task for nothing. Task thread only.
  */
 public final class TurnoverDetector {
@@ -24,7 +24,7 @@ public final class TurnoverDetector {
     /** Changed entries per live entry above which a checkpoint appends all live entries. */
     private final double fullCheckpointRatio;
     private final LongSupplier liveEntries;
-    private final TurnoverForecast forecast = new TurnoverForecast();
+    private final TurnoverPattern pattern = new TurnoverPattern();
     /** Intervals since tracking paused or was last probed. */
     private int pausedIntervals;
 
@@ -67,38 +67,38 @@ public final class TurnoverDetector {
     }
 
     /**
-     * Pauses tracking for the next interval if the forecast expects it to turn over, but for one
+     * Pauses tracking for the next interval if the pattern expects it to turn over, but for one
      * interval in {@link #PAUSED_INTERVALS_PER_PROBE}, whose barrier finds out whether the state
      * still does. A barrier that went untracked, or whose checkpoint was full anyway (the last
      * full one had not completed, or changes were lost), judges nothing.
      */
     void adjustTracking(
             long checkpointId, boolean untracked, boolean judgesNothing, boolean turnover) {
-        TurnoverForecast.Pattern before = forecast.pattern();
-        forecast.observe(!untracked && !judgesNothing, untracked, turnover);
-        if (forecast.pattern() != before) {
-            logPattern(checkpointId, forecast.pattern());
+        TurnoverPattern.Period before = pattern.period();
+        pattern.observe(!untracked && !judgesNothing, untracked, turnover);
+        if (pattern.period() != before) {
+            logPeriod(checkpointId, pattern.period());
             pausedIntervals = 0;
         }
-        if (forecast.dueToTurnOver() && ++pausedIntervals < PAUSED_INTERVALS_PER_PROBE) {
-            tracker.pause(forecast.pattern() == TurnoverForecast.Pattern.EVERY_SECOND_INTERVAL);
+        if (pattern.dueToTurnOver() && ++pausedIntervals < PAUSED_INTERVALS_PER_PROBE) {
+            tracker.pause(pattern.period() == TurnoverPattern.Period.EVERY_SECOND_INTERVAL);
         } else {
-            if (forecast.dueToTurnOver()) {
+            if (pattern.dueToTurnOver()) {
                 pausedIntervals = 0;
             }
             tracker.resume();
         }
     }
 
-    private static void logPattern(long checkpointId, TurnoverForecast.Pattern pattern) {
-        switch (pattern) {
+    private static void logPeriod(long checkpointId, TurnoverPattern.Period period) {
+        switch (period) {
             case EVERY_INTERVAL:
                 LOG.info(
                         "Checkpoint {}: the state turned over at {} checkpoints in a row; changes"
                                 + " are not tracked, and checkpoints append all live entries, until"
                                 + " the state settles (tracked for one interval in {})",
                         checkpointId,
-                        TurnoverForecast.TURNOVERS_IN_A_ROW,
+                        TurnoverPattern.TURNOVERS_IN_A_ROW,
                         PAUSED_INTERVALS_PER_PROBE);
                 break;
             case EVERY_SECOND_INTERVAL:

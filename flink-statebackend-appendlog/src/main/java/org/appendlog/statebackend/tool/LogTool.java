@@ -132,7 +132,7 @@ public final class LogTool {
                 return;
             }
             int version = header.readInt();
-            if (!BatchFormat.readsSegmentsOf(version)) {
+            if (!BatchFormat.isReadableVersion(version)) {
                 problem(file, 4, "unknown segment format version " + version);
                 return;
             }

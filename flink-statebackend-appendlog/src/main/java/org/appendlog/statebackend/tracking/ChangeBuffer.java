@@ -20,7 +20,7 @@ import java.util.concurrent.LinkedBlockingDeque;
  * The writes of states with immutable values since the last capture, serialized as they happen
  * into an append-only buffer (like the changelog backend's in-memory log): a write costs the task
  * thread a few sequential byte copies and keeps no object alive, and the barrier only swaps the
- * buffer. Only the latest record of each entry reaches the log ({@link BufferedChanges}), so a key
+ * buffer. Only the latest record of each entry reaches the log ({@link IntervalWrites}), so a key
  * written a million times between two checkpoints is still one record.
  *
  * <p>The task appends every record to one chunk at a time; each chunk it fills goes to {@code
@@ -64,12 +64,12 @@ public final class ChangeBuffer {
      * handed its partitions back, the new interval grows a second set, and both are kept.
      */
     private final Queue<ChangePartition> spentPartitions =
-            new ArrayBlockingQueue<>(2 * BufferedChanges.PARTITIONS);
+            new ArrayBlockingQueue<>(2 * IntervalWrites.PARTITIONS);
     private final DataOutputSerializer scratch = new DataOutputSerializer(256);
     private final Executor deduplicator;
     private final OpenChunk chunk = new OpenChunk();
     private volatile boolean keepsSpares = true;
-    private BufferedChanges changes = new BufferedChanges(this);
+    private IntervalWrites changes = new IntervalWrites(this);
     private long limitBytes;
     private int records;
     private long bytes;
@@ -103,7 +103,7 @@ public final class ChangeBuffer {
         keySerializer.serialize(key, scratch);
         namespaceSerializer.serialize(namespace, scratch);
         int valueAt = scratch.length();
-        scratch.writeIntUnsafe(valueAt - BufferedChanges.HEADER_BYTES, 4);
+        scratch.writeIntUnsafe(valueAt - IntervalWrites.HEADER_BYTES, 4);
         scratch.writeInt(-1);
         if (value != null) {
             valueSerializer.serialize(value, scratch);
@@ -144,12 +144,17 @@ public final class ChangeBuffer {
         return filled != null;
     }
 
+    /** Bytes of the records written since the last {@link #drain}. */
+    public long bytes() {
+        return bytes;
+    }
+
     /** Hands over the records written so far and starts an empty buffer. */
-    public BufferedChanges drain() {
+    public IntervalWrites drain() {
         // The last chunk is left to the checkpoint's asynchronous phase, which needs it anyway.
         handOver();
-        BufferedChanges drained = changes;
-        changes = new BufferedChanges(this);
+        IntervalWrites drained = changes;
+        changes = new IntervalWrites(this);
         records = 0;
         bytes = 0;
         return drained;
@@ -159,7 +164,7 @@ public final class ChangeBuffer {
     private void deduplicate() {
         long before = bytes;
         long start = System.nanoTime();
-        BufferedChanges all = drain();
+        IntervalWrites all = drain();
         try {
             all.forEachLatest(this::append);
         } catch (IOException e) {

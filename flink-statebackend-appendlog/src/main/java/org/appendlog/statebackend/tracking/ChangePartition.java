@@ -3,7 +3,7 @@ package org.appendlog.statebackend.tracking;
 import org.appendlog.statebackend.memory.ArenaCompaction;
 import org.appendlog.statebackend.memory.CacheWarmup;
 import org.appendlog.statebackend.memory.HashSlots;
-import org.appendlog.statebackend.tracking.BufferedChanges.RecordVisitor;
+import org.appendlog.statebackend.tracking.IntervalWrites.RecordVisitor;
 
 import java.util.Arrays;
 
@@ -13,7 +13,7 @@ import java.util.Arrays;
  * background thread copies each record of the task's chunks into the chunk of its partition
  * ({@link #append}) and puts a partition's chunk into the table as soon as it is full, then hands
  * the chunk back: at the barrier only the last chunk of each partition is left to put, and the
- * checkpoint just emits the table. Guarded by the {@link BufferedChanges} it belongs to.
+ * checkpoint just emits the table. Guarded by the {@link IntervalWrites} it belongs to.
  *
  * <p>A slot of the table holds the hash of the entry's key next to the entry's number; per entry,
  * its latest record is kept in an arena. A repeated write is matched against that record's
@@ -85,10 +85,10 @@ final class ChangePartition {
     private void put(byte[] bytes, int used) {
         int at = 0;
         while (at < used) {
-            int length = BufferedChanges.recordLength(bytes, at);
-            int hash = BufferedChanges.hash(bytes, at);
-            int from = BufferedChanges.identityOffset(at);
-            int identity = BufferedChanges.identityLength(bytes, at);
+            int length = IntervalWrites.recordLength(bytes, at);
+            int hash = IntervalWrites.hash(bytes, at);
+            int from = IntervalWrites.identityOffset(at);
+            int identity = IntervalWrites.identityLength(bytes, at);
             int mask = slots.length - 1;
             int slot = hash & mask;
             while (true) {
@@ -115,8 +115,8 @@ final class ChangePartition {
 
     private boolean sameIdentity(int entry, byte[] bytes, int from, int identity) {
         int at = recordAt[entry];
-        int stored = BufferedChanges.identityOffset(at);
-        return BufferedChanges.identityLength(arena, at) == identity
+        int stored = IntervalWrites.identityOffset(at);
+        return IntervalWrites.identityLength(arena, at) == identity
                 && Arrays.equals(arena, stored, stored + identity, bytes, from, from + identity);
     }
 

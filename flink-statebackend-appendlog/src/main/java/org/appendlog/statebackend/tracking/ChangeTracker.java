@@ -124,13 +124,18 @@ public final class ChangeTracker {
     }
 
     /** Hands over the logged writes and starts a new, empty buffer. */
-    public BufferedChanges drainLogged() {
+    public IntervalWrites drainLogged() {
         return buffer.drain();
     }
 
     @VisibleForTesting
     ChangeBuffer buffer() {
         return buffer;
+    }
+
+    /** Bytes of the writes logged since the last capture. */
+    public long bufferedBytes() {
+        return buffer.bytes();
     }
 
     /** Marked entries and logged writes since the last capture. */

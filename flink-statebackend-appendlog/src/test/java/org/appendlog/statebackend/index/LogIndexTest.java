@@ -266,7 +266,7 @@ class LogIndexTest {
                     Object[] r = group.get(i);
                     byte[] key = (byte[]) r[1];
                     BatchLocation batch = (BatchLocation) r[2];
-                    rebuild.firstOf(
+                    rebuild.indexIfFirst(
                             kg,
                             (int) r[0],
                             key,
@@ -434,7 +434,7 @@ class LogIndexTest {
         index.batchWritten(deletes, batch("s2"));
         try (IndexRebuild rebuild = index.rebuild()) {
             BatchLocation restored = batch("s3");
-            rebuild.firstOf(
+            rebuild.indexIfFirst(
                     2,
                     0,
                     key,
@@ -499,7 +499,7 @@ class LogIndexTest {
         byte[] value = {42};
         batch.add(2, 7, 0, key, 0, key.length, value, 0, value.length);
         List<Runnable> queued = new ArrayList<>();
-        index.batchWrittenLater(
+        index.indexBatchLater(
                 batch,
                 new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)),
                 queued::add);
@@ -529,7 +529,7 @@ class LogIndexTest {
         BatchBuilder batch = new BatchBuilder(7, KeyGroupRange.of(0, 3), List.of("count"));
         assertThatThrownBy(
                         () ->
-                                index.batchWrittenLater(
+                                index.indexBatchLater(
                                         batch,
                                         new BatchLocation("s0", 8, 100, 7, 7, KeyGroupRange.of(0, 3)),
                                         task -> {
@@ -567,7 +567,7 @@ class LogIndexTest {
         LogIndex index = new LogIndex(range);
         AtomicInteger requested = new AtomicInteger();
         List<Runnable> queued = new ArrayList<>();
-        index.fullBatchWrittenLater(goneHandle, first, queued::add, requested::incrementAndGet);
+        index.indexFullBatchLater(goneHandle, first, queued::add, requested::incrementAndGet);
         queued.forEach(Runnable::run);
         queued.clear();
         assertThat(requested).hasValue(1);
@@ -575,7 +575,7 @@ class LogIndexTest {
                 .hasMessageContaining("missed an update")
                 .hasRootCauseInstanceOf(FileNotFoundException.class);
 
-        index.fullBatchWrittenLater(
+        index.indexFullBatchLater(
                 new FileStateHandle(new Path(next.toUri()), Files.size(next)),
                 second,
                 queued::add,

@@ -39,21 +39,21 @@ class IndexContinuityTest {
 
     @Test
     void itFollowsACheckpointThatBuildsOnTheCompletedLog() {
-        assertThat(follows(incremental(List.of(full, changes, later), 2, later))).isTrue();
+        assertThat(canFollow(incremental(List.of(full, changes, later), 2, later))).isTrue();
     }
 
     @Test
     void itFollowsALogThatLacksOnlyChangesItsOwnBatchCarriesAgain() {
         // Listed before checkpoint 2's completion reached the task: its batch carries (1, 3].
-        assertThat(follows(incremental(List.of(full, later), 1, later))).isTrue();
+        assertThat(canFollow(incremental(List.of(full, later), 1, later))).isTrue();
     }
 
     @Test
     void itDoesNotFollowALogThatLostChanges() {
         // Its batch carries (2, 3] only: the changes up to 2 are in no batch it lists.
-        assertThat(follows(incremental(List.of(full, later), 2, later))).isFalse();
+        assertThat(canFollow(incremental(List.of(full, later), 2, later))).isFalse();
         // The full batch carries every change up to 1, which no batch after it carries again.
-        assertThat(follows(incremental(List.of(changes, later), 1, later))).isFalse();
+        assertThat(canFollow(incremental(List.of(changes, later), 1, later))).isFalse();
     }
 
     @Test
@@ -61,7 +61,7 @@ class IndexContinuityTest {
         BatchLocation ofAnAbortedCheckpoint = batch("seg-aborted", 3);
         WrittenCheckpoint onItsLog =
                 incremental(List.of(full, changes, ofAnAbortedCheckpoint, later), 2, later);
-        assertThat(follows(onItsLog)).isFalse();
+        assertThat(canFollow(onItsLog)).isFalse();
     }
 
     @Test
@@ -70,16 +70,17 @@ class IndexContinuityTest {
         WrittenCheckpoint compacted = incremental(List.of(run, later), 2, later);
 
         assertThat(continuity.canFollow(compacted, base, keysOf(base), run)).isTrue();
-        assertThat(follows(compacted)).isFalse();
+        assertThat(canFollow(compacted)).isFalse();
     }
 
     @Test
     void aLogOnAnEarlierOneHoldsTheCompletedLogIfItsBatchesCarryItsChanges() {
         WrittenCheckpoint onEarlierLog = incremental(List.of(full, later), 1, later);
-        assertThat(holds(3, onEarlierLog, Map.of(3L, onEarlierLog))).isTrue();
+        assertThat(isCompletedLogHeldBy(3, onEarlierLog, Map.of(3L, onEarlierLog))).isTrue();
 
         WrittenCheckpoint sinceTheCompletedOne = incremental(List.of(full, later), 2, later);
-        assertThat(holds(3, sinceTheCompletedOne, Map.of(3L, sinceTheCompletedOne))).isFalse();
+        assertThat(isCompletedLogHeldBy(3, sinceTheCompletedOne, Map.of(3L, sinceTheCompletedOne)))
+                .isFalse();
     }
 
     @Test
@@ -90,17 +91,19 @@ class IndexContinuityTest {
         BatchLocation fourth = batch("seg-4", 4);
         WrittenCheckpoint onThirdsLog = incremental(List.of(full, later), 2, fourth);
 
-        assertThat(holds(4, onThirdsLog, Map.of(3L, third, 4L, onThirdsLog))).isTrue();
-        assertThat(holds(4, onThirdsLog, Map.of(4L, onThirdsLog))).isFalse();
+        assertThat(isCompletedLogHeldBy(4, onThirdsLog, Map.of(3L, third, 4L, onThirdsLog)))
+                .isTrue();
+        assertThat(isCompletedLogHeldBy(4, onThirdsLog, Map.of(4L, onThirdsLog))).isFalse();
     }
 
-    private boolean follows(WrittenCheckpoint checkpoint) {
+    private boolean canFollow(WrittenCheckpoint checkpoint) {
         return continuity.canFollow(checkpoint, base, Set.of(), null);
     }
 
-    private boolean holds(
+    private boolean isCompletedLogHeldBy(
             long checkpointId, WrittenCheckpoint checkpoint, Map<Long, WrittenCheckpoint> written) {
-        return continuity.holdsCompletedLog(checkpointId, checkpoint, written, 2, base, Set.of());
+        return continuity.isCompletedLogHeldBy(
+                checkpointId, checkpoint, written, 2, base, Set.of());
     }
 
     private static WrittenCheckpoint incremental(

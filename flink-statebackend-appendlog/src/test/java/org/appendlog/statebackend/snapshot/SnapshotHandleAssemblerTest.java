@@ -122,10 +122,10 @@ class SnapshotHandleAssemblerTest {
                 true);
     }
 
-    private static CapturedState captured(long checkpointId) {
-        return new CapturedState(
+    private static AppendLogSnapshotResources captured(long checkpointId) {
+        return new AppendLogSnapshotResources(
                 checkpointId,
-                CapturedState.Mode.INCREMENTAL,
+                AppendLogSnapshotResources.Mode.INCREMENTAL,
                 new KeyedBackendSerializationProxy<>(IntSerializer.INSTANCE, List.of(), false),
                 TimerFormat.capture(List.of()),
                 List.of("counts"),

@@ -105,9 +105,9 @@ class ChangeBufferTest {
     void aBurstOfLargeValuesDoesNotPinTheArenas() throws IOException {
         ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
         String large = "x".repeat(1 << 20);
-        writeAndDrain(buffer, BufferedChanges.PARTITIONS, large);
+        writeAndDrain(buffer, IntervalWrites.PARTITIONS, large);
         assertThat(buffer.retainedPartitionBytes())
-                .isGreaterThan((long) BufferedChanges.PARTITIONS << 20);
+                .isGreaterThan((long) IntervalWrites.PARTITIONS << 20);
         for (int interval = 0; interval < 3; interval++) {
             writeAndDrain(buffer, 1_000, "small");
         }
@@ -126,7 +126,7 @@ class ChangeBufferTest {
         for (int key = 0; key < 10_000; key++) {
             buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, "w", KEYS, NAMESPACES, VALUES);
         }
-        BufferedChanges drained = buffer.drain();
+        IntervalWrites drained = buffer.drain();
         buffer.keepSpares(false);
         assertThat(buffer.retainedPartitionBytes()).isZero();
         assertThat(drained.distinctCount()).isEqualTo(10_000);
@@ -150,13 +150,13 @@ class ChangeBufferTest {
             buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, "v" + i, KEYS, NAMESPACES, VALUES);
         }
         deduplicator.submit(() -> {}).get(); // the chunks handed over are sorted
-        BufferedChanges drained = buffer.drain();
+        IntervalWrites drained = buffer.drain();
         long atLeast = drained.distinctAtLeast();
         assertThat(atLeast).isBetween(1L, 5_000L);
         assertThat(drained.distinctCount()).isEqualTo(5_000);
         drained.recycle();
 
-        BufferedChanges none = buffer.drain();
+        IntervalWrites none = buffer.drain();
         assertThat(none.distinctAtLeast()).isZero();
         none.recycle();
     }
@@ -167,7 +167,7 @@ class ChangeBufferTest {
         for (int key = 0; key < keys; key++) {
             buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, value, KEYS, NAMESPACES, VALUES);
         }
-        BufferedChanges drained = buffer.drain();
+        IntervalWrites drained = buffer.drain();
         assertThat(drained.distinctCount()).isEqualTo(keys);
         drained.recycle();
     }
@@ -185,7 +185,7 @@ class ChangeBufferTest {
             buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, "after", KEYS, NAMESPACES, VALUES);
         }
         deduplicator.submit(() -> {}).get(); // the chunks handed over are sorted
-        BufferedChanges drained = buffer.drain();
+        IntervalWrites drained = buffer.drain();
         assertThat(drained.lostRecords()).as("found by the background thread").isTrue();
         assertThat(drained.distinctCount()).isZero();
         assertThatThrownBy(() -> drained.forEachLatest((bytes, at, length) -> {}))
@@ -204,7 +204,7 @@ class ChangeBufferTest {
         for (int key = 0; key < 10_000; key++) {
             buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, "v", KEYS, NAMESPACES, VALUES);
         }
-        BufferedChanges drained = buffer.drain();
+        IntervalWrites drained = buffer.drain();
         assertThat(drained.lostRecords()).isTrue();
         assertThatThrownBy(() -> drained.forEachLatest((bytes, at, length) -> {}))
                 .isInstanceOf(IOException.class);
@@ -240,21 +240,21 @@ class ChangeBufferTest {
             buffer.write(state, key % 128, key, VoidNamespace.INSTANCE, value, KEYS, NAMESPACES, VALUES);
             expected.put(state + "/" + key, value == null ? "<removed>" : value);
         }
-        BufferedChanges drained = buffer.drain();
+        IntervalWrites drained = buffer.drain();
         Map<String, String> latest = new HashMap<>();
         DataInputDeserializer in = new DataInputDeserializer();
         drained.forEachLatest(
                 (bytes, at, length) -> {
                     try {
-                        in.setBuffer(bytes, BufferedChanges.keyOffset(at), BufferedChanges.keyLength(bytes, at));
+                        in.setBuffer(bytes, IntervalWrites.keyOffset(at), IntervalWrites.keyLength(bytes, at));
                         int key = IntSerializer.INSTANCE.deserialize(in);
-                        assertThat(BufferedChanges.keyGroup(bytes, at)).isEqualTo(key % 128);
+                        assertThat(IntervalWrites.keyGroup(bytes, at)).isEqualTo(key % 128);
                         String value = null;
-                        if (BufferedChanges.valueLength(bytes, at) >= 0) {
-                            in.setBuffer(bytes, BufferedChanges.valueOffset(bytes, at), BufferedChanges.valueLength(bytes, at));
+                        if (IntervalWrites.valueLength(bytes, at) >= 0) {
+                            in.setBuffer(bytes, IntervalWrites.valueOffset(bytes, at), IntervalWrites.valueLength(bytes, at));
                             value = StringSerializer.INSTANCE.deserialize(in);
                         }
-                        String previous = latest.put(BufferedChanges.stateId(bytes, at) + "/" + key, value == null ? "<removed>" : value);
+                        String previous = latest.put(IntervalWrites.stateId(bytes, at) + "/" + key, value == null ? "<removed>" : value);
                         assertThat(previous).as("one record per entry").isNull();
                     } catch (IOException e) {
                         throw new AssertionError(e);

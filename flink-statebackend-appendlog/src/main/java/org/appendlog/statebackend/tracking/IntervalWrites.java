@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 
 /**
- * The records that a {@link ChangeBuffer} takes between two barriers. The task thread hands over
+ * The writes of one checkpoint interval: the records that a {@link ChangeBuffer} takes between
+ * two barriers (or two in-place deduplications). The task thread hands over
  * each chunk it fills; {@link #catchUp}, on a background thread, sorts the chunk's records into
  * {@link #PARTITIONS} partitions by key group, each of which keeps the latest record of every
  * entry in a table small enough for the processor's cache ({@link ChangePartition}), comparing
@@ -25,9 +26,9 @@ import java.util.function.Consumer;
  * are {@linkplain #lostRecords() lost}: the heap still holds every write, so the checkpoint
  * appends all live entries instead of these changes.
  */
-public final class BufferedChanges {
+public final class IntervalWrites {
 
-    private static final Logger LOG = LoggerFactory.getLogger(BufferedChanges.class);
+    private static final Logger LOG = LoggerFactory.getLogger(IntervalWrites.class);
 
     /** Key groups are spread over this many partitions (key group modulo), deduplicated apart. */
     static final int PARTITIONS = 64;
@@ -61,7 +62,7 @@ public final class BufferedChanges {
     /** Why records were lost, if they were: nothing of them can be written any more. */
     @Nullable private volatile Throwable lost;
 
-    BufferedChanges(ChangeBuffer owner) {
+    IntervalWrites(ChangeBuffer owner) {
         this.owner = owner;
     }
 

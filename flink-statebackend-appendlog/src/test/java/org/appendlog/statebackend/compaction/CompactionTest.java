@@ -1,5 +1,9 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.compaction;
 
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendFixture;
+import org.appendlog.statebackend.BackendHarness;
 import org.appendlog.statebackend.log.BatchCompression;
 
 import org.apache.flink.configuration.Configuration;
@@ -10,16 +14,15 @@ import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocal
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
 import org.apache.flink.util.function.ThrowingRunnable;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,7 +37,6 @@ import java.util.Set;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -44,7 +46,7 @@ class CompactionTest {
 
     private static final int KEYS = 10_000;
 
-    @TempDir Path logDir;
+    @RegisterExtension final BackendFixture fixture = new BackendFixture();
 
     /**
      * Records stored raw: the scenarios here are built on where segments roll and on byte
@@ -86,12 +88,11 @@ class CompactionTest {
         Configuration config = new Configuration();
         config.set(AppendLogOptions.COMPACTION_MIN_DIRTY_RATIO, minDirtyRatio);
         config.set(AppendLogOptions.COMPRESSION, compression);
-        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         config.setString(AppendLogOptions.SEGMENT_SIZE.key(), segmentSize);
         config.setString(
                 AppendLogOptions.COMPACTION_IO_RATE_LIMIT.key(), compactionIoRateLimit);
         config.set(AppendLogOptions.COMPACTION_ENABLED, compaction);
-        return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+        return fixture.backend(config);
     }
 
     /** Rewrites every key once per checkpoint; returns the last checkpoint. */
@@ -131,31 +132,28 @@ class CompactionTest {
 
     private long restoreAndCheck(
             AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
             IncrementalRemoteKeyedStateHandle handle,
             int checkpoint)
             throws Exception {
-        return restoreAndCheck(stateBackend, registry, handle, checkpoint, checkpoint);
+        return restoreAndCheck(stateBackend, handle, checkpoint, checkpoint);
     }
 
     /** Checks that even keys were last written in {@code even}, odd ones in {@code odd}. */
     private long restoreAndCheck(
             AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
             IncrementalRemoteKeyedStateHandle handle,
             int even,
             int odd)
             throws Exception {
         int checkpoint = Math.max(even, odd);
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, handle)) {
             for (int key = 0; key < KEYS; key++) {
                 assertThat(restored.get(key))
                         .as("key %d", key)
                         .isEqualTo((long) key * 1000 + (key % 2 == 0 ? even : odd));
             }
-            long live = restored.backend.index().liveBytes();
-            long read = restored.backend.restoredBytes();
+            long live = restored.index().liveBytes();
+            long read = restored.restoredBytes();
             System.out.printf(
                     "restore of checkpoint %d read %d record bytes for %d live bytes (%.2fx), %d batches%n",
                     checkpoint, read, live, (double) read / live, handleBatches(handle));
@@ -170,19 +168,17 @@ class CompactionTest {
     @Test
     void compactionBoundsWhatARestoreReads() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         long compactions;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             last = rewriteEveryKey(harness, 1, 200);
-            compactions = harness.backend.compactor() == null ? 0 : passes(harness);
+            compactions = harness.compactor() == null ? 0 : passes(harness);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
         }
         assertThat(compactions).isPositive();
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(last))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, last)) {
             double ratio =
-                    (double) restored.backend.restoredBytes() / restored.backend.index().liveBytes();
+                    (double) restored.restoredBytes() / restored.index().liveBytes();
             System.out.printf("compaction on: restore read %.2fx the live bytes%n", ratio);
             assertThat(ratio).isLessThanOrEqualTo(2.5);
             for (int key = 0; key < KEYS; key++) {
@@ -199,16 +195,15 @@ class CompactionTest {
     @Test
     void segmentsWithoutALiveRecordAreReplacedUnread() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             last = rewriteEveryKey(harness, 1, 30);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
             assertThat(passes(harness)).isGreaterThanOrEqualTo(5);
-            assertThat(harness.backend.compactor().bytesRead()).as("bytes passes read").isZero();
+            assertThat(harness.compactor().bytesRead()).as("bytes passes read").isZero();
         }
         assertThat(handleBatches(last)).as("segments the last checkpoint lists").isEqualTo(1);
-        restoreAndCheck(stateBackend, registry, last, 30);
+        restoreAndCheck(stateBackend, last, 30);
     }
 
     /**
@@ -221,9 +216,8 @@ class CompactionTest {
     void theIndexCountsTheLiveBytesOfRunsWrittenWhileCheckpointsComplete(
             BatchCompression compression) throws Exception {
         AppendLogStateBackend stateBackend = backend(true, compression);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last = null;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             // The odd keys, written once, stay live in the runs that compaction copies them to.
             write(harness, 1, 1);
             harness.checkpoint(1);
@@ -245,12 +239,11 @@ class CompactionTest {
         // Keys written once and never again keep their segments live and uncompacted: those
         // hold older records of every key group, so tombstones must be copied into the runs.
         AppendLogStateBackend stateBackend = backend(true, compression);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         Map<Integer, Long> expected = new HashMap<>();
         Random random = new Random(3);
         IncrementalRemoteKeyedStateHandle last = null;
         long compactions;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             for (int key = KEYS; key < 2 * KEYS; key++) {
                 harness.put(key, key);
                 expected.put(key, (long) key);
@@ -275,12 +268,11 @@ class CompactionTest {
         }
         assertThat(compactions).isPositive();
         assertThat(expected.size()).isBetween(KEYS + KEYS / 2, 2 * KEYS - 1);
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(last))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, last)) {
             for (int key = 0; key < 2 * KEYS; key++) {
                 assertThat(restored.get(key)).as("key %d", key).isEqualTo(expected.get(key));
             }
-            assertThat(restored.backend.index().liveEntries()).isEqualTo(expected.size());
+            assertThat(restored.index().liveEntries()).isEqualTo(expected.size());
         }
     }
 
@@ -291,37 +283,34 @@ class CompactionTest {
      */
     @Test
     void aLogOfBothFormatsIsCompactedAndRestored() throws Exception {
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         AppendLogStateBackend raw = backend(true, BatchCompression.NONE);
         AppendLogStateBackend lz4 = backend(true, BatchCompression.LZ4);
         IncrementalRemoteKeyedStateHandle third;
-        try (BackendHarness harness = BackendHarness.open(raw, registry)) {
+        try (BackendHarness harness = fixture.open(raw)) {
             third = rewriteEveryKey(harness, 1, 3);
         }
         IncrementalRemoteKeyedStateHandle last;
         long passes;
-        try (BackendHarness harness =
-                BackendHarness.restore(lz4, registry, Collections.singletonList(third))) {
+        try (BackendHarness harness = fixture.restore(lz4, third)) {
             last = rewriteEvenKeys(harness, 4, 20);
             passes = passes(harness);
         }
         assertThat(passes).as("compaction passes over the log of both formats").isPositive();
-        restoreAndCheck(raw, registry, last, 23, 3);
-        restoreAndCheck(lz4, registry, last, 23, 3);
+        restoreAndCheck(raw, last, 23, 3);
+        restoreAndCheck(lz4, last, 23, 3);
     }
 
     @Test
     void withoutCompactionRestoresGrowWithEveryCheckpoint() throws Exception {
         AppendLogStateBackend stateBackend = backend(false);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle after50;
         IncrementalRemoteKeyedStateHandle after200;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             after50 = rewriteEveryKey(harness, 1, 50);
             after200 = rewriteEveryKey(harness, 51, 150);
         }
-        long ratio50 = restoreAndCheck(stateBackend, registry, after50, 50);
-        long ratio200 = restoreAndCheck(stateBackend, registry, after200, 200);
+        long ratio50 = restoreAndCheck(stateBackend, after50, 50);
+        long ratio200 = restoreAndCheck(stateBackend, after200, 200);
         assertThat(ratio50).isGreaterThanOrEqualTo(45);
         assertThat(ratio200).isGreaterThanOrEqualTo(190);
     }
@@ -329,14 +318,15 @@ class CompactionTest {
     @Test
     void aFailureWhileWritingTheRunLeavesTheLogAsItWas() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             rewriteEveryKey(harness, 1, 1);
             // Occupy the path of every run this backend could write (any floor the checkpoints
             // below may leave in its name): creating it fails.
-            String prefix = segmentFiles().get(0).getFileName().toString().replaceAll("-c\\d+-\\d{6}\\.seg$", "");
-            Path dir = segmentFiles().get(0).getParent();
+            Path first = fixture.segmentFiles().get(0);
+            String prefix =
+                    first.getFileName().toString().replaceAll("-c\\d+-\\d{6}\\.seg$", "");
+            Path dir = first.getParent();
             for (int floor = 1; floor <= 25; floor++) {
                 for (int run = 0; run < 50; run++) {
                     Files.createDirectory(
@@ -346,16 +336,15 @@ class CompactionTest {
             last = rewriteEvenKeys(harness, 2, 20);
             assertThat(passes(harness)).isZero();
         }
-        restoreAndCheck(stateBackend, registry, last, 21, 1);
+        restoreAndCheck(stateBackend, last, 21, 1);
     }
 
     @Test
     void aCrashBetweenRunAndCompletedCheckpointLosesNothing() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle completed;
         IncrementalRemoteKeyedStateHandle usingRun;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             rewriteEveryKey(harness, 1, 1);
             completed = rewriteEvenKeys(harness, 2, 9);
             assertThat(passes(harness)).isPositive();
@@ -364,11 +353,11 @@ class CompactionTest {
             usingRun = harness.checkpointThatNeverCompletes(11);
             assertThat(segmentNames(usingRun)).anyMatch(name -> name.contains("-run-"));
         }
-        restoreAndCheck(stateBackend, registry, completed, 10, 1);
+        restoreAndCheck(stateBackend, completed, 10, 1);
         // Had checkpoint 11 completed at the JobManager before the task died, the JobManager
         // would have registered it, replacing the placeholders of the segments it shares.
-        registry.registerAll(Collections.singletonList(usingRun), 11);
-        restoreAndCheck(stateBackend, registry, usingRun, 11);
+        fixture.registry().registerAll(Collections.singletonList(usingRun), 11);
+        restoreAndCheck(stateBackend, usingRun, 11);
     }
 
     /**
@@ -380,10 +369,9 @@ class CompactionTest {
     @Test
     void aRunWhoseFirstCheckpointWasAbortedIsNotReferredToAgain() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int id;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             taken.abortAndDiscard(harness);
 
@@ -391,13 +379,13 @@ class CompactionTest {
             last = checkpointAfter(harness, taken);
             assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
             harness.confirm(last, id);
-            restoreAndCheck(stateBackend, registry, last, id, 1);
+            restoreAndCheck(stateBackend, last, id, 1);
 
             long passesBefore = passes(harness);
             last = rewriteEvenKeys(harness, id + 1, 10);
             assertThat(passes(harness)).isGreaterThan(passesBefore);
         }
-        restoreAndCheck(stateBackend, registry, last, id + 10, 1);
+        restoreAndCheck(stateBackend, last, id + 10, 1);
     }
 
     /**
@@ -409,10 +397,9 @@ class CompactionTest {
     @Test
     void aCheckpointListingTheRunOfADiscardedCheckpointIsRefused() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int id;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             id = taken.checkpointId + 1;
             IncrementalRemoteKeyedStateHandle next = checkpointAfter(harness, taken);
@@ -421,7 +408,7 @@ class CompactionTest {
                     .containsAll(taken.runs);
 
             taken.abortAndDiscard(harness);
-            assertThat(segmentFiles())
+            assertThat(fixture.segmentFiles())
                     .as("segments on disk")
                     .noneMatch(file -> taken.runs.contains(file.getFileName().toString()));
             assertThatThrownBy(() -> harness.acknowledge(next, id))
@@ -433,7 +420,7 @@ class CompactionTest {
             last = harness.checkpoint(id + 1);
             assertThat(segmentNames(last)).doesNotContainAnyElementsOf(taken.runs);
         }
-        restoreAndCheck(stateBackend, registry, last, id + 1, 1);
+        restoreAndCheck(stateBackend, last, id + 1, 1);
     }
 
     /**
@@ -449,11 +436,10 @@ class CompactionTest {
     void aPassDuringWhichACheckpointCompletedIntoACompactedSegmentLosesNothing() throws Exception {
         // Passes read at 2 MB/s, so that 5 completes while the pass over 4's log runs.
         AppendLogStateBackend stateBackend = backend(true, "600kb", "2mb");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int id = 4;
         int next;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             IncrementalRemoteKeyedStateHandle third = rewriteEveryKey(harness, 1, id - 1);
             IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(id);
             write(harness, id + 1, 1);
@@ -467,7 +453,7 @@ class CompactionTest {
             harness.complete(id + 1);
             harness.awaitCompaction();
             assertThat(passes(harness)).as("passes over 4's log").isGreaterThan(passesBefore);
-            assertThat(harness.backend.compactionWaits())
+            assertThat(harness.compactionWaits())
                     .as("the pass's result waits for the next checkpoint")
                     .isTrue();
             // Settling takes checkpoints without changes: the first to take the result up.
@@ -478,7 +464,7 @@ class CompactionTest {
             last = rewriteEvenKeys(harness, next, 10);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
         }
-        restoreAndCheck(stateBackend, registry, last, next + 9, id + 1);
+        restoreAndCheck(stateBackend, last, next + 9, id + 1);
     }
 
     /**
@@ -493,8 +479,7 @@ class CompactionTest {
     void aCheckpointCompletedConcurrentCheckpointsThanTheLastMakesTheNextOneFull() throws Exception {
         // Every batch fills a segment of its own.
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written = fourthOnTheCompletedLog(harness, () -> {}, () -> {});
             // Before the registry swaps the registered handles in for the placeholders.
             List<String> writtenByThird = ownSegments(written.third);
@@ -502,16 +487,15 @@ class CompactionTest {
             assertThat(segmentNames(written.fourth)).doesNotContainAnyElementsOf(writtenByThird);
             harness.acknowledge(written.fourth, 4);
             harness.complete(3);
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             harness.complete(4);
-            assertThat(harness.backend.compactionWaits()).isTrue();
+            assertThat(harness.compactionWaits()).isTrue();
             IncrementalRemoteKeyedStateHandle last =
                     harness.assertIndexDescribesTheLog(stateBackend, written.fourth);
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
+            assertThat(harness.fullBatches()).isEqualTo(fullBefore + 1);
             assertThat(harness.get(0)).isEqualTo(2L);
-            BackendHarness.assertRestores(
+            fixture.assertRestores(
                     stateBackend,
-                    registry,
                     last,
                     KEYS,
                     key -> key == 0 ? 2L : (long) key * 1000 + 1);
@@ -529,23 +513,22 @@ class CompactionTest {
     void checkpointsListTheLogOfAnEarlierOneThatHoldsTheChangesOfTheCompletedLog()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
-            harness.put(3, writtenConcurrently(3, 3));
+            harness.put(3, valueWrittenConcurrently(3, 3));
             IncrementalRemoteKeyedStateHandle fifth = harness.checkpointThatNeverCompletes(5);
             assertThat(placeholders(fifth))
                     .containsAll(ownSegments(written.third))
                     .containsAll(ownSegments(written.fourth));
             assertThat(segmentNames(fifth)).doesNotContainAnyElementsOf(written.secondsOwn);
             harness.acknowledge(written.third, 3);
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             harness.complete(3);
             harness.acknowledge(written.fourth, 4);
             harness.acknowledge(fifth, 5);
             harness.complete(4);
             harness.complete(5);
-            assertFollowedAndRestored(harness, stateBackend, registry, fifth, fullBefore, 3);
+            assertFollowedAndRestored(harness, stateBackend, fifth, fullBefore, 3);
         }
     }
 
@@ -561,37 +544,36 @@ class CompactionTest {
     void aCheckpointListsALogWhoseBatchesTogetherCarryTheChangesOfTheCompletedOne()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             rewriteEveryKey(harness, 1, 1);
-            harness.put(0, writtenConcurrently(0, 4));
+            harness.put(0, valueWrittenConcurrently(0, 4));
             RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
-            harness.put(1, writtenConcurrently(1, 4));
+            harness.put(1, valueWrittenConcurrently(1, 4));
             RunnableFuture<SnapshotResult<KeyedStateHandle>> third = harness.snapshot(3);
             IncrementalRemoteKeyedStateHandle secondHandle = BackendHarness.written(second);
             harness.acknowledge(BackendHarness.written(third), 3);
             harness.confirm(secondHandle, 2);
-            harness.put(2, writtenConcurrently(2, 4));
+            harness.put(2, valueWrittenConcurrently(2, 4));
             IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
             List<String> writtenByFourth = ownSegments(fourth);
             harness.acknowledge(fourth, 4);
             harness.complete(3);
-            harness.put(3, writtenConcurrently(3, 4));
+            harness.put(3, valueWrittenConcurrently(3, 4));
             IncrementalRemoteKeyedStateHandle fifth = harness.checkpointThatNeverCompletes(5);
             List<String> writtenByFifth = ownSegments(fifth);
             harness.acknowledge(fifth, 5);
             harness.complete(4);
-            harness.put(4, writtenConcurrently(4, 4));
+            harness.put(4, valueWrittenConcurrently(4, 4));
             IncrementalRemoteKeyedStateHandle sixth = harness.checkpointThatNeverCompletes(6);
             assertThat(placeholders(sixth)).containsAll(writtenByFifth);
             assertThat(segmentNames(sixth)).doesNotContainAnyElementsOf(writtenByFourth);
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             harness.complete(5);
             harness.acknowledge(sixth, 6);
             harness.complete(6);
-            BackendHarness.assertRestores(
-                    stateBackend, registry, sixth, KEYS, key -> writtenConcurrently(key, 4));
-            assertFollowedAndRestored(harness, stateBackend, registry, sixth, fullBefore + 1, 4);
+            fixture.assertRestores(
+                    stateBackend, sixth, KEYS, key -> valueWrittenConcurrently(key, 4));
+            assertFollowedAndRestored(harness, stateBackend, sixth, fullBefore + 1, 4);
         }
     }
 
@@ -603,17 +585,15 @@ class CompactionTest {
     void aCheckpointOnTheLogOfAnEarlierOneThatCompletesFirstMakesTheNextOneFull()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
             harness.acknowledge(written.third, 3);
             harness.confirm(written.fourth, 4);
-            assertThat(harness.backend.compactionWaits()).isTrue();
-            BackendHarness.assertRestores(
-                    stateBackend, registry, written.fourth, KEYS, key -> writtenConcurrently(key, 2));
-            long fullBefore = harness.backend.fullBatches();
-            assertFollowedAndRestored(
-                    harness, stateBackend, registry, written.fourth, fullBefore + 1, 2);
+            assertThat(harness.compactionWaits()).isTrue();
+            fixture.assertRestores(
+                    stateBackend, written.fourth, KEYS, key -> valueWrittenConcurrently(key, 2));
+            long fullBefore = harness.fullBatches();
+            assertFollowedAndRestored(harness, stateBackend, written.fourth, fullBefore + 1, 2);
         }
     }
 
@@ -625,9 +605,8 @@ class CompactionTest {
     @Test
     void aCheckpointOnTheLogOfAnEarlierOneThatIsDiscardedIsRefused() throws Exception {
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0");
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written = checkpointConcurrentCheckpoints(harness);
             written.third.discardState();
             harness.backend.notifyCheckpointAborted(3);
@@ -636,12 +615,11 @@ class CompactionTest {
                     .hasMessageContaining("Attempt to reference unknown state");
             harness.backend.notifyCheckpointAborted(4);
             last = harness.checkpoint(5);
-            assertThat(segmentFiles().stream().map(p -> p.toUri().getPath()))
+            assertThat(fixture.segmentFiles().stream().map(p -> p.toUri().getPath()))
                     .as("segments on disk once checkpoint 5 completed")
                     .containsExactlyInAnyOrderElementsOf(segmentPaths(last));
         }
-        BackendHarness.assertRestores(
-                stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, 2));
+        fixture.assertRestores(stateBackend, last, KEYS, key -> valueWrittenConcurrently(key, 2));
     }
 
     /**
@@ -651,14 +629,14 @@ class CompactionTest {
      */
     private ConcurrentCheckpoints checkpointConcurrentCheckpoints(BackendHarness harness) throws Exception {
         rewriteEveryKey(harness, 1, 1);
-        harness.put(0, writtenConcurrently(0, 2));
+        harness.put(0, valueWrittenConcurrently(0, 2));
         RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
-        harness.put(1, writtenConcurrently(1, 2));
+        harness.put(1, valueWrittenConcurrently(1, 2));
         IncrementalRemoteKeyedStateHandle third = BackendHarness.written(harness.snapshot(3));
         IncrementalRemoteKeyedStateHandle secondHandle = BackendHarness.written(second);
         List<String> writtenBySecond = ownSegments(secondHandle);
         harness.confirm(secondHandle, 2);
-        harness.put(2, writtenConcurrently(2, 2));
+        harness.put(2, valueWrittenConcurrently(2, 2));
         IncrementalRemoteKeyedStateHandle fourth = harness.checkpointThatNeverCompletes(4);
         assertThat(placeholders(fourth)).containsAll(ownSegments(third));
         assertThat(segmentNames(fourth)).doesNotContainAnyElementsOf(writtenBySecond);
@@ -718,23 +696,22 @@ class CompactionTest {
      * {@code fullBatches} full batches by then, and that the last checkpoint restores keys 0 to
      * {@code lastKey} as written concurrently.
      */
-    private static void assertFollowedAndRestored(
+    private void assertFollowedAndRestored(
             BackendHarness harness,
             AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
             IncrementalRemoteKeyedStateHandle completed,
             long fullBatches,
             int lastKey)
             throws Exception {
         IncrementalRemoteKeyedStateHandle last =
                 harness.assertIndexDescribesTheLog(stateBackend, completed);
-        assertThat(harness.backend.fullBatches()).as("full batches").isEqualTo(fullBatches);
-        BackendHarness.assertRestores(
-                stateBackend, registry, last, KEYS, key -> writtenConcurrently(key, lastKey));
+        assertThat(harness.fullBatches()).as("full batches").isEqualTo(fullBatches);
+        fixture.assertRestores(
+                stateBackend, last, KEYS, key -> valueWrittenConcurrently(key, lastKey));
     }
 
     /** The value of {@code key} once keys 0 to {@code last} were written concurrently. */
-    private static Long writtenConcurrently(int key, int last) {
+    private static Long valueWrittenConcurrently(int key, int last) {
         return key <= last ? (long) key + 2 : (long) key * 1000 + 1;
     }
 
@@ -751,9 +728,8 @@ class CompactionTest {
     void aRunDroppedWhileItsCheckpointWritesIsLeftToThatCheckpoint() throws Exception {
         // Every batch fills a segment of its own; 1's segment is compacted once half dead.
         AppendLogStateBackend stateBackend = backend(true, "1kb", "0", BatchCompression.NONE, 0.2);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             ConcurrentCheckpoints written =
                     fourthOnTheCompletedLog(
                             harness, () -> write(harness, 3, 2), harness::awaitCompaction);
@@ -761,7 +737,7 @@ class CompactionTest {
             harness.acknowledge(written.fourth, 4);
             harness.complete(3);
             harness.awaitCompaction();
-            assertThat(harness.backend.compactionWaits()).as("a run offered").isTrue();
+            assertThat(harness.compactionWaits()).as("a run offered").isTrue();
 
             write(harness, 5, 2);
             IncrementalRemoteKeyedStateHandle fifth =
@@ -771,15 +747,15 @@ class CompactionTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("Attempt to reference unknown state");
 
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             write(harness, 6, 2);
             last = harness.checkpoint(6);
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
-            assertThat(segmentFiles())
+            assertThat(harness.fullBatches()).isEqualTo(fullBefore + 1);
+            assertThat(fixture.segmentFiles())
                     .as("segments on disk once checkpoint 6 completed")
                     .noneMatch(file -> file.getFileName().toString().contains("-run-"));
         }
-        restoreAndCheck(stateBackend, registry, last, 6, 1);
+        restoreAndCheck(stateBackend, last, 6, 1);
     }
 
     /**
@@ -792,10 +768,9 @@ class CompactionTest {
     @Test
     void aCompletedCheckpointWithoutTheRunItsPredecessorTookUpLosesNothing() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int from;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             AtomicReference<RunnableFuture<SnapshotResult<KeyedStateHandle>>> nextPhase =
                     new AtomicReference<>();
             List<IncrementalRemoteKeyedStateHandle> listedMeanwhile = new ArrayList<>();
@@ -806,7 +781,7 @@ class CompactionTest {
                                 RunnableFuture<SnapshotResult<KeyedStateHandle>> takerPhase =
                                         harness.snapshot(
                                                 id,
-                                                runningFirst(
+                                                streamsRunningFirst(
                                                         () ->
                                                                 listedMeanwhile.add(
                                                                         BackendHarness.written(
@@ -825,12 +800,12 @@ class CompactionTest {
             harness.acknowledge(next, id);
             harness.complete(taken.checkpointId);
             harness.awaitCompaction();
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             harness.complete(id);
             harness.awaitCompaction();
             from = (int) harness.assertIndexDescribesTheLog(stateBackend, next)
                     .getCheckpointId() + 1;
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore + 1);
+            assertThat(harness.fullBatches()).isEqualTo(fullBefore + 1);
 
             long passesBefore = passes(harness);
             last = rewriteEvenKeys(harness, from, 20);
@@ -838,7 +813,7 @@ class CompactionTest {
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
         }
         // The odd keys, written once at checkpoint 1, went through the passes after.
-        restoreAndCheck(stateBackend, registry, last, from + 19, 1);
+        restoreAndCheck(stateBackend, last, from + 19, 1);
     }
 
     /**
@@ -849,26 +824,25 @@ class CompactionTest {
     @Test
     void compactionGoesOnWhenTheCheckpointThatTookUpARunIsSubsumed() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             RunTakenUp taken = checkpointTakingUpARun(harness);
             harness.acknowledge(taken.handle, taken.checkpointId);
             int from = taken.checkpointId + 1;
-            long fullBefore = harness.backend.fullBatches();
+            long fullBefore = harness.fullBatches();
             IncrementalRemoteKeyedStateHandle next = checkpointAfter(harness, taken);
             assertThat(placeholders(next)).containsAll(taken.runs);
             harness.confirm(next, from);
             harness.awaitCompaction();
             harness.assertIndexDescribesTheLog(stateBackend, next);
-            assertThat(harness.backend.fullBatches()).isEqualTo(fullBefore);
+            assertThat(harness.fullBatches()).isEqualTo(fullBefore);
             long passesBefore = passes(harness);
 
             last = rewriteEvenKeys(harness, from + 1, 20);
             assertThat(passes(harness)).isGreaterThan(passesBefore);
             last = harness.assertIndexDescribesTheLog(stateBackend, last);
             // The odd keys, written once, went through the run and the passes after.
-            restoreAndCheck(stateBackend, registry, last, from + 20, 1);
+            restoreAndCheck(stateBackend, last, from + 20, 1);
         }
     }
 
@@ -915,7 +889,7 @@ class CompactionTest {
         for (int id = 2; id < 40; id++) {
             write(harness, id, 2);
             // A finished pass waits for the next checkpoint to take its run up.
-            if (harness.backend.compactionWaits()) {
+            if (harness.compactionWaits()) {
                 IncrementalRemoteKeyedStateHandle handle = taker.write(id);
                 List<String> runs =
                         ownSegments(handle).stream()
@@ -943,11 +917,11 @@ class CompactionTest {
     private static IncrementalRemoteKeyedStateHandle writtenWhileListed(
             BackendHarness harness, int id, ThrowingRunnable<Exception> meanwhile)
             throws Exception {
-        return BackendHarness.written(harness.snapshot(id, runningFirst(meanwhile)));
+        return BackendHarness.written(harness.snapshot(id, streamsRunningFirst(meanwhile)));
     }
 
     /** Streams in memory; {@code first} runs as the first one is opened (a manifest's). */
-    private static CheckpointStreamFactory runningFirst(ThrowingRunnable<Exception> first) {
+    private static CheckpointStreamFactory streamsRunningFirst(ThrowingRunnable<Exception> first) {
         return new MemCheckpointStreamFactory(Integer.MAX_VALUE) {
             private boolean ran;
 
@@ -973,10 +947,9 @@ class CompactionTest {
     @Test
     void aPassKeepsTheRecordsThatALaterCheckpointWroteAgainBeforeItWasAborted() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         int id = 4;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             rewriteEveryKey(harness, 1, id - 1);
             write(harness, id, 1);
             IncrementalRemoteKeyedStateHandle completing = harness.checkpointThatNeverCompletes(id);
@@ -991,38 +964,31 @@ class CompactionTest {
             // Carries what changed after checkpoint 4: nothing.
             last = harness.checkpoint(id + 2);
         }
-        restoreAndCheck(stateBackend, registry, last, id);
+        restoreAndCheck(stateBackend, last, id);
     }
 
     @Test
     void noSegmentOutlivesTheCheckpointsThatReferToIt() throws Exception {
         AppendLogStateBackend stateBackend = backend(true);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             last = rewriteEveryKey(harness, 1, 60);
         }
         // While the last checkpoint is retained, exactly its segments are on disk.
         Set<String> referenced = segmentPaths(last);
         Set<String> onDisk =
-                segmentFiles().stream().map(p -> p.toUri().getPath()).collect(Collectors.toSet());
+                fixture.segmentFiles().stream()
+                        .map(p -> p.toUri().getPath())
+                        .collect(Collectors.toSet());
         assertThat(onDisk).isEqualTo(referenced);
 
         // The job finishes: its checkpoints are discarded, and with them every segment.
-        registry.unregisterUnusedState(Long.MAX_VALUE);
-        assertThat(segmentFiles()).isEmpty();
+        fixture.registry().unregisterUnusedState(Long.MAX_VALUE);
+        assertThat(fixture.segmentFiles()).isEmpty();
     }
 
     private static long passes(BackendHarness harness) {
-        return harness.backend.compactor().passes();
-    }
-
-    private List<Path> segmentFiles() throws IOException {
-        try (Stream<Path> files = Files.walk(logDir)) {
-            return files.filter(p -> p.toString().endsWith(".seg") && Files.isRegularFile(p))
-                    .sorted()
-                    .collect(Collectors.toList());
-        }
+        return harness.compactor().passes();
     }
 
     /**

@@ -1,19 +1,19 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.snapshot;
 
-import org.appendlog.statebackend.snapshot.TurnoverDetector;
-import org.appendlog.statebackend.snapshot.TurnoverForecast;
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendFixture;
+import org.appendlog.statebackend.BackendHarness;
 import org.appendlog.statebackend.tracking.ChangeTracker;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SnapshotResult;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.concurrent.RunnableFuture;
 import java.util.function.IntFunction;
 
@@ -31,7 +31,7 @@ class TurnoverCheckpointTest {
     private static final int NEW_KEYS = 5_000;
     private static final int WINDOW = 1_000;
 
-    @TempDir Path logDir;
+    @RegisterExtension final BackendFixture fixture = new BackendFixture();
 
     @Test
     void aCheckpointWhoseChangesOutnumberTheLiveEntriesAppendsTheLiveEntries() throws Exception {
@@ -63,7 +63,7 @@ class TurnoverCheckpointTest {
             harness.put(0, 0);
             harness.remove(0);
             harness.checkpoint(2);
-            assertThat(harness.backend.fullBatches()).isZero();
+            assertThat(harness.fullBatches()).isZero();
         }
         assertThat(checkpointTurnover(Double.POSITIVE_INFINITY).fullBatches).isZero();
     }
@@ -77,25 +77,24 @@ class TurnoverCheckpointTest {
     @Test
     void afterAFullCheckpointThatNeverCompletedTheNextIsFullToo() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle third;
         IncrementalRemoteKeyedStateHandle fourth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             firstCheckpoint(harness);
             turnOver(harness);
             harness.checkpointThatNeverCompletes(2).discardState();
             harness.backend.notifyCheckpointAborted(2);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             harness.put(FIRST_KEYS, 3);
             third = harness.checkpoint(3);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
             harness.put(FIRST_KEYS + 1, 4);
             fourth = harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
             assertThat(fourth.getCheckpointedSize()).isLessThan(third.getCheckpointedSize() / 10);
         }
-        assertRestores(stateBackend, registry, third, key -> afterLaterWrites(key, 3));
-        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, third, key -> valueAfterLaterWrites(key, 3));
+        assertRestores(stateBackend, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -106,14 +105,13 @@ class TurnoverCheckpointTest {
     @Test
     void aCheckpointTakenWhileAFullOneIsPendingAppendsOnlyItsChangesOnThatOne() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle third;
         IncrementalRemoteKeyedStateHandle fourth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             InFlight inFlight = fullCheckpointAndTheNext(harness);
             IncrementalRemoteKeyedStateHandle full = BackendHarness.written(inFlight.full);
             third = BackendHarness.written(inFlight.next);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             assertThat(third.getCheckpointedSize()).isLessThan(full.getCheckpointedSize() / 10);
             harness.acknowledge(full, 2);
             harness.acknowledge(third, 3);
@@ -121,11 +119,11 @@ class TurnoverCheckpointTest {
             harness.complete(3);
             harness.put(FIRST_KEYS + 1, 4);
             fourth = harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             assertThat(fourth.getCheckpointedSize()).isLessThan(full.getCheckpointedSize() / 10);
         }
-        assertRestores(stateBackend, registry, third, key -> afterLaterWrites(key, 3));
-        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, third, key -> valueAfterLaterWrites(key, 3));
+        assertRestores(stateBackend, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -137,22 +135,21 @@ class TurnoverCheckpointTest {
     void aCheckpointOnAPendingFullOneThatCompletesFirstRestoresAndTheNextIsFull()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle third;
         IncrementalRemoteKeyedStateHandle fourth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             InFlight inFlight = fullCheckpointAndTheNext(harness);
             harness.acknowledge(BackendHarness.written(inFlight.full), 2);
             third = BackendHarness.written(inFlight.next);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             harness.acknowledge(third, 3);
             harness.complete(3);
             harness.put(FIRST_KEYS + 1, 4);
             fourth = harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
         }
-        assertRestores(stateBackend, registry, third, key -> afterLaterWrites(key, 3));
-        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, third, key -> valueAfterLaterWrites(key, 3));
+        assertRestores(stateBackend, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -163,21 +160,20 @@ class TurnoverCheckpointTest {
     @Test
     void aCheckpointWrittenBeforeThePendingFullOneIsFullAndKeepsItsChanges() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle fourth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             InFlight inFlight = fullCheckpointAndTheNext(harness);
             inFlight.next.run();
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
             harness.confirm(BackendHarness.written(inFlight.full), 2);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
             harness.backend.notifyCheckpointAborted(3);
             inFlight.next.get().discardState();
             harness.put(FIRST_KEYS + 1, 4);
             fourth = harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
         }
-        assertRestores(stateBackend, registry, fourth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, fourth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -192,9 +188,8 @@ class TurnoverCheckpointTest {
         // with it (in a segment the first checkpoint registered, it would stay).
         config.setString(AppendLogOptions.SEGMENT_SIZE.key(), "32kb");
         AppendLogStateBackend stateBackend = backend(1.0, config);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle fifth;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             firstCheckpoint(harness);
             turnOver(harness);
             harness.checkpointThatNeverCompletes(2).discardState();
@@ -205,11 +200,11 @@ class TurnoverCheckpointTest {
             harness.backend.notifyCheckpointAborted(3);
             harness.put(FIRST_KEYS + 1, 4);
             harness.checkpoint(4);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
             fifth = harness.checkpoint(5);
-            assertThat(harness.backend.fullBatches()).isEqualTo(2);
+            assertThat(harness.fullBatches()).isEqualTo(2);
         }
-        assertRestores(stateBackend, registry, fifth, key -> afterLaterWrites(key, 4));
+        assertRestores(stateBackend, fifth, key -> valueAfterLaterWrites(key, 4));
     }
 
     /**
@@ -220,10 +215,9 @@ class TurnoverCheckpointTest {
     @Test
     void aFullBatchWrittenAfterALaterCheckpointCompletedLeavesTheIndexAlone() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle fourth;
         int removed = 1_000;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             firstCheckpoint(harness);
             turnOver(harness);
             RunnableFuture<SnapshotResult<KeyedStateHandle>> late = harness.snapshot(2);
@@ -234,19 +228,18 @@ class TurnoverCheckpointTest {
             late.run();
             late.get().discardState();
             harness.backend.notifyCheckpointAborted(2);
-            harness.backend.index().awaitUpdates();
-            assertThat(harness.backend.index().liveEntries()).isEqualTo(NEW_KEYS - removed);
+            harness.index().awaitUpdates();
+            assertThat(harness.index().liveEntries()).isEqualTo(NEW_KEYS - removed);
             harness.put(FIRST_KEYS + NEW_KEYS - 1, 4);
             fourth = harness.checkpoint(4);
         }
         assertRestores(
                 stateBackend,
-                registry,
                 fourth,
                 key ->
                         key < FIRST_KEYS + removed
                                 ? null
-                                : key == FIRST_KEYS + NEW_KEYS - 1 ? 4L : afterTurnOver(key));
+                                : key == FIRST_KEYS + NEW_KEYS - 1 ? 4L : valueAfterTurnOver(key));
     }
 
     /**
@@ -270,11 +263,11 @@ class TurnoverCheckpointTest {
                 harness.checkpoint(checkpoint);
             }
             // Each window's removals and writes are twice its entries.
-            assertThat(harness.backend.fullBatches()).isEqualTo(5);
-            harness.backend.index().awaitUpdates();
-            assertThat(harness.backend.index().liveEntries()).isEqualTo(1_000);
-            assertThat(harness.backend.index().liveBytes())
-                    .isLessThan(harness.backend.index().totalBytes() / 4);
+            assertThat(harness.fullBatches()).isEqualTo(5);
+            harness.index().awaitUpdates();
+            assertThat(harness.index().liveEntries()).isEqualTo(1_000);
+            assertThat(harness.index().liveBytes())
+                    .isLessThan(harness.index().totalBytes() / 4);
         }
     }
 
@@ -287,45 +280,44 @@ class TurnoverCheckpointTest {
     @Test
     void aStateThatKeepsTurningOverIsNotTrackedUntilItSettles() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle last;
         long id = 1;
         int window = 0;
         long windowWritten;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             writeWindow(harness, window, id);
             harness.checkpoint(id);
-            for (int turnover = 1; turnover <= TurnoverForecast.TURNOVERS_IN_A_ROW; turnover++) {
-                assertThat(harness.backend.changeTracker().isPaused()).isFalse();
+            for (int turnover = 1; turnover <= TurnoverPattern.TURNOVERS_IN_A_ROW; turnover++) {
+                assertThat(harness.changeTracker().isPaused()).isFalse();
                 moveWindow(harness, window, window + WINDOW, ++id);
                 window += WINDOW;
                 harness.checkpoint(id);
             }
-            assertThat(harness.backend.fullBatches())
-                    .isEqualTo(TurnoverForecast.TURNOVERS_IN_A_ROW);
+            assertThat(harness.fullBatches())
+                    .isEqualTo(TurnoverPattern.TURNOVERS_IN_A_ROW);
             // Untracked: the window's writes leave nothing to capture, and restore all the same.
             moveWindow(harness, window, window + WINDOW, ++id);
             window += WINDOW;
-            assertThat(harness.backend.changeTracker().size()).isZero();
+            assertThat(harness.changeTracker().size()).isZero();
             last = harness.checkpoint(id);
-            assertRestores(stateBackend, registry, last, windowOf(window, id, -1, 0));
+            assertRestores(stateBackend, last, windowOf(window, id, -1, 0));
             windowWritten = id;
             // Settled: one key of the window changes per interval.
             long firstIncremental = -1;
             for (int interval = 0;
                     interval <= TurnoverDetector.PAUSED_INTERVALS_PER_PROBE + 1;
                     interval++) {
-                long fullBefore = harness.backend.fullBatches();
+                long fullBefore = harness.fullBatches();
                 harness.put(window, ++id);
                 last = harness.checkpoint(id);
-                if (firstIncremental < 0 && harness.backend.fullBatches() == fullBefore) {
+                if (firstIncremental < 0 && harness.fullBatches() == fullBefore) {
                     firstIncremental = id;
                 }
             }
             assertThat(firstIncremental).as("an incremental checkpoint after settling").isPositive();
-            assertThat(harness.backend.changeTracker().isPaused()).isFalse();
+            assertThat(harness.changeTracker().isPaused()).isFalse();
         }
-        assertRestores(stateBackend, registry, last, windowOf(window, windowWritten, window, id));
+        assertRestores(stateBackend, last, windowOf(window, windowWritten, window, id));
     }
 
     /**
@@ -340,17 +332,16 @@ class TurnoverCheckpointTest {
     void aStateThatTurnsOverEverySecondIntervalIsNotTrackedInTheIntervalsThatDo()
             throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         int probes = 2;
-        int learning = TurnoverForecast.ALTERNATIONS / 2;
+        int learning = TurnoverPattern.ALTERNATIONS / 2;
         int periods = learning + probes * TurnoverDetector.PAUSED_INTERVALS_PER_PROBE;
         int window = 0;
         long id = 1;
         long fullBatches = 0;
         long windowWritten;
         IncrementalRemoteKeyedStateHandle last = null;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
-            ChangeTracker tracker = harness.backend.changeTracker();
+        try (BackendHarness harness = fixture.open(stateBackend)) {
+            ChangeTracker tracker = harness.changeTracker();
             writeWindow(harness, window, id);
             harness.checkpoint(id);
             int untracked = 0;
@@ -368,14 +359,14 @@ class TurnoverCheckpointTest {
                 assertThat(tracker.size() == 0).isEqualTo(dueUntracked);
                 untracked += dueUntracked ? 1 : 0;
                 IncrementalRemoteKeyedStateHandle turnedOver = harness.checkpoint(id);
-                assertThat(harness.backend.fullBatches()).isEqualTo(++fullBatches);
-                assertRestores(stateBackend, registry, turnedOver, windowOf(window, id, -1, 0));
+                assertThat(harness.fullBatches()).isEqualTo(++fullBatches);
+                assertRestores(stateBackend, turnedOver, windowOf(window, id, -1, 0));
 
                 assertThat(tracker.isPaused()).as("period %s settles", period).isFalse();
                 writeWindow(harness, window, ++id);
                 last = harness.checkpoint(id);
-                assertThat(harness.backend.fullBatches()).isEqualTo(fullBatches);
-                assertRestores(stateBackend, registry, last, windowOf(window, id, -1, 0));
+                assertThat(harness.fullBatches()).isEqualTo(fullBatches);
+                assertRestores(stateBackend, last, windowOf(window, id, -1, 0));
             }
             assertThat(untracked)
                     .isEqualTo(probes * (TurnoverDetector.PAUSED_INTERVALS_PER_PROBE - 1));
@@ -388,19 +379,19 @@ class TurnoverCheckpointTest {
             for (int interval = 0;
                     interval
                             < 2 * TurnoverDetector.PAUSED_INTERVALS_PER_PROBE
-                                    + TurnoverForecast.ALTERNATIONS;
+                                    + TurnoverPattern.ALTERNATIONS;
                     interval++) {
                 boolean untrackedInterval = tracker.isPaused();
                 harness.put(window, ++id);
                 last = harness.checkpoint(id);
                 fullBatches += untrackedInterval ? 1 : 0;
-                assertThat(harness.backend.fullBatches()).isEqualTo(fullBatches);
+                assertThat(harness.fullBatches()).isEqualTo(fullBatches);
                 trackedInARow = untrackedInterval ? 0 : trackedInARow + 1;
             }
-            assertThat(trackedInARow).isGreaterThan(TurnoverForecast.ALTERNATIONS);
+            assertThat(trackedInARow).isGreaterThan(TurnoverPattern.ALTERNATIONS);
             assertThat(tracker.isPaused()).isFalse();
         }
-        assertRestores(stateBackend, registry, last, windowOf(window, windowWritten, window, id));
+        assertRestores(stateBackend, last, windowOf(window, windowWritten, window, id));
     }
 
     /** Removes the window of keys {@code from} on and writes the window {@code to} as {@code value}. */
@@ -429,17 +420,16 @@ class TurnoverCheckpointTest {
     @Test
     void aCheckpointAfterEveryEntryWasRemovedRestoresToNothing() throws Exception {
         AppendLogStateBackend stateBackend = backend(1.0);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         IncrementalRemoteKeyedStateHandle second;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             firstCheckpoint(harness);
             for (int key = 0; key < FIRST_KEYS; key++) {
                 harness.remove(key);
             }
             second = harness.checkpoint(2);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
         }
-        long restoredBytes = assertRestores(stateBackend, registry, second, key -> null);
+        long restoredBytes = assertRestores(stateBackend, second, key -> null);
         assertThat(restoredBytes).isLessThan(FIRST_KEYS);
     }
 
@@ -448,12 +438,11 @@ class TurnoverCheckpointTest {
     }
 
     private AppendLogStateBackend backend(double fullCheckpointRatio, Configuration config) {
-        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         // As a user writes it: Configuration.set would write infinity as ".inf", which it cannot read.
         config.setString(
                 AppendLogOptions.FULL_CHECKPOINT_RATIO.key(), Double.toString(fullCheckpointRatio));
         config.set(AppendLogOptions.COMPACTION_ENABLED, false);
-        return new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+        return fixture.backend(config);
     }
 
     private static IncrementalRemoteKeyedStateHandle firstCheckpoint(BackendHarness harness)
@@ -463,7 +452,7 @@ class TurnoverCheckpointTest {
         }
         IncrementalRemoteKeyedStateHandle first = harness.checkpoint(1);
         // As many changes as live entries: appended as changes.
-        assertThat(harness.backend.fullBatches()).isZero();
+        assertThat(harness.fullBatches()).isZero();
         return first;
     }
 
@@ -477,7 +466,7 @@ class TurnoverCheckpointTest {
         }
     }
 
-    private Long afterTurnOver(int key) {
+    private Long valueAfterTurnOver(int key) {
         return key < FIRST_KEYS ? null : (long) -key;
     }
 
@@ -485,14 +474,14 @@ class TurnoverCheckpointTest {
      * The value after the turnover and, up to checkpoint {@code upTo}, key FIRST_KEYS written as 3
      * at checkpoint 3 and key FIRST_KEYS + 1 as 4 at checkpoint 4.
      */
-    private Long afterLaterWrites(int key, long upTo) {
+    private Long valueAfterLaterWrites(int key, long upTo) {
         if (key == FIRST_KEYS && upTo >= 3) {
             return 3L;
         }
         if (key == FIRST_KEYS + 1 && upTo >= 4) {
             return 4L;
         }
-        return afterTurnOver(key);
+        return valueAfterTurnOver(key);
     }
 
     /**
@@ -530,27 +519,25 @@ class TurnoverCheckpointTest {
     /** Checkpoints the first keys, turns them over, checkpoints again and restores that. */
     private TurnedOver checkpointTurnover(double fullCheckpointRatio) throws Exception {
         AppendLogStateBackend stateBackend = backend(fullCheckpointRatio);
-        SharedStateRegistry registry = BackendHarness.newRegistry();
         TurnedOver run = new TurnedOver();
         IncrementalRemoteKeyedStateHandle second;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             run.first = firstCheckpoint(harness).getCheckpointedSize();
             turnOver(harness);
             second = harness.checkpoint(2);
             run.second = second.getCheckpointedSize();
-            run.fullBatches = harness.backend.fullBatches();
+            run.fullBatches = harness.fullBatches();
         }
-        run.restoredBytes = assertRestores(stateBackend, registry, second, this::afterTurnOver);
+        run.restoredBytes =
+                assertRestores(stateBackend, second, this::valueAfterTurnOver);
         return run;
     }
 
-    private static long assertRestores(
+    private long assertRestores(
             AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
             IncrementalRemoteKeyedStateHandle handle,
             IntFunction<Long> expected)
             throws Exception {
-        return BackendHarness.assertRestores(
-                stateBackend, registry, handle, FIRST_KEYS + NEW_KEYS, expected);
+        return fixture.assertRestores(stateBackend, handle, FIRST_KEYS + NEW_KEYS, expected);
     }
 }

@@ -1,12 +1,12 @@
 package org.appendlog.statebackend.snapshot;
 
 /**
- * Expects, from the intervals before, whether the next checkpoint interval turns the state over:
- * windows turn it over in every interval, or in every second one when they fire about every two
- * checkpoint intervals. An interval that went
+ * The pattern in which the state turns over, found in the last intervals, and so whether the next
+ * checkpoint interval is due to turn it over: windows turn it over in every interval, or in every
+ * second one when they fire about every two checkpoint intervals. An interval that went
  * untracked, or whose checkpoint was full anyway, cannot be judged and counts as expected.
  */
-public final class TurnoverForecast {
+public final class TurnoverPattern {
 
     /** Turnovers in a row after which every interval is expected to turn over. */
     public static final int TURNOVERS_IN_A_ROW = 3;
@@ -22,8 +22,8 @@ public final class TurnoverForecast {
      */
     public static final int ALTERNATIONS_AFTER_A_MISS = 6;
 
-    /** How the state turns over, as the last intervals showed. */
-    enum Pattern {
+    /** How often the state turns over, as the last intervals showed. */
+    enum Period {
         NONE,
         EVERY_INTERVAL,
         EVERY_SECOND_INTERVAL
@@ -37,11 +37,11 @@ public final class TurnoverForecast {
     /** Intervals in {@link #outcomes}, at most {@link #ALTERNATIONS_AFTER_A_MISS}. */
     private int recorded;
 
-    private Pattern pattern = Pattern.NONE;
+    private Period period = Period.NONE;
     private boolean dueToTurnOver;
     /** Whether tracking paused in the interval before: the next judged one tests the pause. */
     private boolean lastUntracked;
-    /** Intervals since the pattern was found or its alternation restarted. */
+    /** Intervals since the period was found or its alternation restarted. */
     private int intervalsInPhase;
     /** Expected turnovers of this alternation that the tracked interval after them bore out. */
     private int borneOut;
@@ -54,12 +54,12 @@ public final class TurnoverForecast {
     void observe(boolean judged, boolean untracked, boolean turnover) {
         boolean afterUntracked = lastUntracked && judged;
         lastUntracked = untracked;
-        if (!judged && pattern == Pattern.NONE) {
+        if (!judged && period == Period.NONE) {
             return; // nothing expected of it, and it tells nothing
         }
         boolean turnedOver = judged ? turnover : dueToTurnOver;
         intervalsInPhase++;
-        if (pattern == Pattern.EVERY_SECOND_INTERVAL && afterUntracked) {
+        if (period == Period.EVERY_SECOND_INTERVAL && afterUntracked) {
             if (!turnedOver) {
                 borneOut++;
             } else if (intervalsInPhase >= ALTERNATIONS) {
@@ -75,19 +75,19 @@ public final class TurnoverForecast {
             }
         }
         record(turnedOver);
-        follow(patternOfOutcomes());
+        follow(periodOfOutcomes());
         dueToTurnOver =
-                pattern == Pattern.EVERY_INTERVAL
-                        || (pattern == Pattern.EVERY_SECOND_INTERVAL && (outcomes & 1) == 0);
+                period == Period.EVERY_INTERVAL
+                        || (period == Period.EVERY_SECOND_INTERVAL && (outcomes & 1) == 0);
     }
 
-    /** Whether the pattern expects the next interval to turn over. */
+    /** Whether the period found expects the next interval to turn over. */
     boolean dueToTurnOver() {
         return dueToTurnOver;
     }
 
-    Pattern pattern() {
-        return pattern;
+    Period period() {
+        return period;
     }
 
     private void record(boolean turnedOver) {
@@ -96,27 +96,27 @@ public final class TurnoverForecast {
         recorded = Math.min(recorded + 1, ALTERNATIONS_AFTER_A_MISS);
     }
 
-    private Pattern patternOfOutcomes() {
+    private Period periodOfOutcomes() {
         int inARow = (1 << TURNOVERS_IN_A_ROW) - 1;
         if (recorded >= TURNOVERS_IN_A_ROW && (outcomes & inARow) == inARow) {
-            return Pattern.EVERY_INTERVAL;
+            return Period.EVERY_INTERVAL;
         }
         int alternations =
-                pattern == Pattern.EVERY_SECOND_INTERVAL ? ALTERNATIONS : alternationsNeeded;
+                period == Period.EVERY_SECOND_INTERVAL ? ALTERNATIONS : alternationsNeeded;
         // Each of the last intervals differs from the one before it.
         int changes = (1 << (alternations - 1)) - 1;
         if (recorded >= alternations && ((outcomes ^ outcomes >> 1) & changes) == changes) {
-            return Pattern.EVERY_SECOND_INTERVAL;
+            return Period.EVERY_SECOND_INTERVAL;
         }
-        return Pattern.NONE;
+        return Period.NONE;
     }
 
-    private void follow(Pattern found) {
-        if (found != pattern) {
-            if (found == Pattern.EVERY_SECOND_INTERVAL) {
+    private void follow(Period found) {
+        if (found != period) {
+            if (found == Period.EVERY_SECOND_INTERVAL) {
                 alternationsNeeded = ALTERNATIONS;
             }
-            pattern = found;
+            period = found;
             intervalsInPhase = 0;
             borneOut = 0;
         }

@@ -1,4 +1,8 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.restore;
+
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendHarness;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -61,8 +65,8 @@ class RescaleRestoreTest {
             upperHalf.acknowledge(upper, 2);
             lowerHalf.complete(2);
             upperHalf.complete(2);
-            assertThat(upperHalf.backend.fullBatches()).isEqualTo(1);
-            assertThat(lowerHalf.backend.fullBatches()).isZero();
+            assertThat(upperHalf.fullBatches()).isEqualTo(1);
+            assertThat(lowerHalf.fullBatches()).isZero();
         }
         List<KeyedStateHandle> halves = Arrays.asList(lower, upper);
         IncrementalRemoteKeyedStateHandle merged;
@@ -70,7 +74,7 @@ class RescaleRestoreTest {
             assertThat(whole.get(removed)).isNull();
             assertThat(whole.backend.numKeyValueStateEntries()).isEqualTo(KEYS - 1);
             merged = whole.checkpoint(3);
-            assertThat(whole.backend.fullBatches()).as("the first checkpoint after merging").isEqualTo(1);
+            assertThat(whole.fullBatches()).as("the first checkpoint after merging").isEqualTo(1);
         }
         BackendHarness.assertRestores(
                 stateBackend, registry, merged, KEYS, key -> key == removed ? null : (long) key);

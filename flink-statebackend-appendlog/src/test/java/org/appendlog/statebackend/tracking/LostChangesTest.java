@@ -1,18 +1,19 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.tracking;
 
-import org.appendlog.statebackend.tracking.ChangeBufferFaults;
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendFixture;
+import org.appendlog.statebackend.BackendHarness;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SnapshotResult;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RunnableFuture;
 
@@ -28,16 +29,14 @@ class LostChangesTest {
 
     private static final int KEYS = 1_000;
 
-    @TempDir Path logDir;
+    @RegisterExtension final BackendFixture fixture = new BackendFixture();
     private AppendLogStateBackend stateBackend;
-    private final SharedStateRegistry registry = BackendHarness.newRegistry();
 
     @BeforeEach
     void configure() {
         Configuration config = new Configuration();
-        config.set(AppendLogOptions.LOG_DIR, logDir.toUri().toString());
         config.set(AppendLogOptions.COMPACTION_ENABLED, false);
-        stateBackend = new AppendLogStateBackend().configure(config, getClass().getClassLoader());
+        stateBackend = fixture.backend(config);
     }
 
     /** The barrier counts the changes, and finds them lost: that checkpoint is full. */
@@ -47,11 +46,11 @@ class LostChangesTest {
         try (BackendHarness harness = openWithFirstCheckpoint()) {
             // As many changes as live entries and one: the barrier counts them exactly.
             putAll(harness, 2);
-            ChangeBufferFaults.appendMalformedRecord(harness.backend.changeTracker());
+            ChangeBufferFaults.appendMalformedRecord(harness.changeTracker());
             second = harness.checkpoint(2);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
         }
-        BackendHarness.assertRestores(stateBackend, registry, second, KEYS, key -> 2L);
+        fixture.assertRestores(stateBackend, second, KEYS, key -> 2L);
     }
 
     /**
@@ -63,7 +62,7 @@ class LostChangesTest {
         IncrementalRemoteKeyedStateHandle third;
         try (BackendHarness harness = openWithFirstCheckpoint()) {
             harness.put(6, 2L);
-            ChangeBufferFaults.appendMalformedRecord(harness.backend.changeTracker());
+            ChangeBufferFaults.appendMalformedRecord(harness.changeTracker());
             harness.put(7, 2L);
             RunnableFuture<SnapshotResult<KeyedStateHandle>> failing = harness.snapshot(2);
             failing.run();
@@ -73,15 +72,15 @@ class LostChangesTest {
             harness.backend.notifyCheckpointAborted(2);
             harness.put(8, 3L);
             third = harness.checkpoint(3);
-            assertThat(harness.backend.fullBatches()).isEqualTo(1);
+            assertThat(harness.fullBatches()).isEqualTo(1);
         }
-        BackendHarness.assertRestores(
-                stateBackend, registry, third, KEYS, key -> key == 6 || key == 7 ? 2L : key == 8 ? 3L : 1L);
+        fixture.assertRestores(
+                stateBackend, third, KEYS, key -> key == 6 || key == 7 ? 2L : key == 8 ? 3L : 1L);
     }
 
     /** A harness whose keys all hold 1, as completed checkpoint 1 does. */
     private BackendHarness openWithFirstCheckpoint() throws Exception {
-        BackendHarness harness = BackendHarness.open(stateBackend, registry);
+        BackendHarness harness = fixture.open(stateBackend);
         putAll(harness, 1);
         harness.checkpoint(1);
         return harness;

@@ -1,20 +1,21 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.tracking;
+
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendFixture;
+import org.appendlog.statebackend.BackendHarness;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.AggregatingStateDescriptor;
 import org.apache.flink.api.common.state.ReducingStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.internal.InternalAggregatingState;
 import org.apache.flink.runtime.state.internal.InternalReducingState;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.Collections;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,14 +31,13 @@ class MergingStateCheckpointTest {
     private static final int KEYS = 1_000;
     private static final List<Long> WINDOWS = List.of(10L, 20L);
 
-    @TempDir Path logDir;
+    @RegisterExtension final BackendFixture fixture = new BackendFixture();
 
     @Test
     void restoresWhatWasMergedUnderEveryNamespace() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         KeyedStateHandle second;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(harness, SUM);
             InternalReducingState<Integer, Long, Long> maxima = maxima(harness);
             addToAll(harness, sums, maxima, 1);
@@ -46,8 +46,7 @@ class MergingStateCheckpointTest {
             addToAll(harness, sums, maxima, 2);
             second = harness.checkpoint(2);
         }
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(second))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, second)) {
             InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(restored, SUM);
             InternalReducingState<Integer, Long, Long> maxima = maxima(restored);
             for (int key = 0; key < KEYS; key++) {
@@ -64,18 +63,16 @@ class MergingStateCheckpointTest {
 
     @Test
     void mergesWithTheFunctionOfTheLatestRegistration() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         KeyedStateHandle summed;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(harness, SUM);
             harness.checkpoint(1);
             add(harness, sums, 7, 10L, 5);
             summed = harness.checkpoint(2);
         }
         KeyedStateHandle multiplied;
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(summed))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, summed)) {
             // the restored state is registered again, with another function
             InternalAggregatingState<Integer, Long, Long, Long, Long> products =
                     sums(restored, PRODUCT);
@@ -84,15 +81,14 @@ class MergingStateCheckpointTest {
             assertThat(products.get()).isEqualTo(15);
             multiplied = restored.checkpoint(4);
         }
-        assertThat(restoredSum(stateBackend, registry, multiplied, 7, 10L)).isEqualTo(15);
+        assertThat(restoredSum(stateBackend, multiplied, 7, 10L)).isEqualTo(15);
     }
 
     @Test
     void aFailingFunctionLeavesTheValueAndTheLogAsTheyWere() throws Exception {
-        AppendLogStateBackend stateBackend = new AppendLogStateBackend(logDir.toUri().toString());
-        SharedStateRegistry registry = BackendHarness.newRegistry();
+        AppendLogStateBackend stateBackend = fixture.backend();
         KeyedStateHandle handle;
-        try (BackendHarness harness = BackendHarness.open(stateBackend, registry)) {
+        try (BackendHarness harness = fixture.open(stateBackend)) {
             InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(harness, SUM);
             harness.checkpoint(1);
             add(harness, sums, 3, 10L, 4);
@@ -103,19 +99,17 @@ class MergingStateCheckpointTest {
             assertThat(sums.get()).isEqualTo(4);
             handle = harness.checkpoint(2);
         }
-        assertThat(restoredSum(stateBackend, registry, handle, 3, 10L)).isEqualTo(4);
+        assertThat(restoredSum(stateBackend, handle, 3, 10L)).isEqualTo(4);
     }
 
     /** The sum of {@code key} in {@code window} that {@code handle} restores. */
-    private static Long restoredSum(
+    private Long restoredSum(
             AppendLogStateBackend stateBackend,
-            SharedStateRegistry registry,
             KeyedStateHandle handle,
             int key,
             long window)
             throws Exception {
-        try (BackendHarness restored =
-                BackendHarness.restore(stateBackend, registry, Collections.singletonList(handle))) {
+        try (BackendHarness restored = fixture.restore(stateBackend, handle)) {
             InternalAggregatingState<Integer, Long, Long, Long, Long> sums = sums(restored, SUM);
             restored.backend.setCurrentKey(key);
             sums.setCurrentNamespace(window);

@@ -1,5 +1,8 @@
-package org.appendlog.statebackend;
+package org.appendlog.statebackend.compaction;
 
+import org.appendlog.statebackend.AppendLogOptions;
+import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.statebackend.BackendHarness;
 import org.appendlog.statebackend.log.BatchCompression;
 
 import org.apache.flink.configuration.Configuration;
@@ -205,7 +208,7 @@ class CompactionInterleavingTest {
             abandonUpTo(harness, open, last.id, random);
             // Compaction judged liveness by an index that describes the log exactly.
             last.handle = harness.assertIndexDescribesTheLog(stateBackend, last.handle);
-            fullBatches = harness.backend.fullBatches();
+            fullBatches = harness.fullBatches();
         }
         System.out.printf(
                 "seed %d: %d checkpoints, %d completed, %d refused, %d full, %d keys%n",

@@ -5,8 +5,8 @@ import org.apache.flink.runtime.state.SnapshotResources;
 
 import java.util.List;
 
-/** What the synchronous phase hands to the asynchronous one. */
-public final class CapturedState implements SnapshotResources {
+/** What the synchronous phase of a snapshot hands to the asynchronous one. */
+public final class AppendLogSnapshotResources implements SnapshotResources {
 
     /** How a checkpoint is written. */
     enum Mode {
@@ -37,7 +37,7 @@ public final class CapturedState implements SnapshotResources {
     /** Run once, when Flink releases the resources: the asynchronous phase ended or never will. */
     private Runnable onRelease = () -> {};
 
-    CapturedState(
+    AppendLogSnapshotResources(
             long checkpointId,
             Mode mode,
             KeyedBackendSerializationProxy<?> metadata,
