@@ -95,18 +95,18 @@ final class OptionTable {
     private static String enumValues(Class<?> type) {
         StringBuilder values = new StringBuilder();
         for (Object constant : type.getEnumConstants()) {
-            values.append(values.length() == 0 ? "" : ", ").append('`').append(((Enum<?>) constant).name()).append('`');
+            values.append(values.length() == 0 ? "" : ", ").append('`').append(constant).append('`');
         }
         return values.toString();
     }
 
-    /** A value as it is written in {@code flink-conf.yaml}. */
+    /**
+     * A value as it is written in {@code flink-conf.yaml}; Flink parses an enum value by its
+     * {@code toString()}, ignoring case.
+     */
     private static String value(Object value) {
         if (value instanceof Duration) {
             return TimeUtils.formatWithHighestUnit((Duration) value);
-        }
-        if (value instanceof Enum<?>) {
-            return ((Enum<?>) value).name();
         }
         return String.valueOf(value);
     }

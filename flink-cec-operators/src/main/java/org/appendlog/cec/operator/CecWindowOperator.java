@@ -8,6 +8,7 @@ import org.appendlog.cec.api.CecRecordSerializer;
 import org.appendlog.cec.api.CecRecordTypeInfo;
 import org.appendlog.cec.log.CommitMarker;
 import org.appendlog.cec.log.LogPosition;
+import org.appendlog.cec.log.LogRetention;
 import org.appendlog.cec.log.LogWriter;
 import org.appendlog.cec.log.ObjectStoreRefusal;
 import org.appendlog.cec.log.OwnerMarker;
@@ -121,6 +122,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient FileSystem fs;
     private transient Path directory;
     private transient LogWriter log;
+    private transient LogRetention retention;
     private transient ListState<byte[]> positionState;
     private transient NavigableMap<Long, CheckpointedPosition> pendingCommits;
     /** Per checkpoint, the segment to sync in its asynchronous part (modes that log the input). */
@@ -200,6 +202,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         fs = options.logPath().getFileSystem();
         ObjectStoreRefusal.checkKind(CecConfigOptions.LOG_PATH.key(), options.logPath(), fs);
         directory = PersistedStream.subtaskDirectory(options.logPath(), subtask);
+        retention = new LogRetention(fs, directory, options.retentionMillis(), options.retentionBytes());
         positionState =
                 context.getOperatorStateStore()
                         .getUnionListState(
@@ -636,6 +639,23 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         pendingCommits.headMap(checkpointId, true).clear();
         if (position != null) {
             PersistedStream.commit(fs, directory, new CommitMarker(checkpointId, position.end, jobId()));
+            enforceRetention(position);
+        }
+    }
+
+    /**
+     * Deletes the segments behind both what a restore from {@code completed} reads (its recovery
+     * horizon, at or before its end) and the user's retention. A failure only delays the deletion
+     * to the next checkpoint: housekeeping must not fail the job.
+     */
+    private void enforceRetention(CheckpointedPosition completed) {
+        try {
+            retention.enforce(completed.recoveryHorizon(), completed.streamTime);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn(
+                    "CEC operator '{}' could not apply log retention in {} up to {}; it tries again after the"
+                            + " next checkpoint",
+                    getOperatorName(), directory, completed.recoveryHorizon(), e);
         }
     }
 
