@@ -30,6 +30,17 @@ public final class KeyedBackends {
             MetricGroup metrics,
             Collection<KeyedStateHandle> handles)
             throws Exception {
+        return build(stateBackend, operator, KeyGroupRange.of(0, 127), metrics, handles);
+    }
+
+    /** The same for a subtask that owns {@code owned} of the 128 key groups. */
+    public static AbstractKeyedStateBackend<Integer> build(
+            StateBackend stateBackend,
+            String operator,
+            KeyGroupRange owned,
+            MetricGroup metrics,
+            Collection<KeyedStateHandle> handles)
+            throws Exception {
         JobID job = new JobID();
         Environment env = new MockEnvironmentBuilder().setJobID(job).build();
         return (AbstractKeyedStateBackend<Integer>)
@@ -40,7 +51,7 @@ public final class KeyedBackends {
                                 operator,
                                 IntSerializer.INSTANCE,
                                 128,
-                                KeyGroupRange.of(0, 127),
+                                owned,
                                 env.getTaskKvStateRegistry(),
                                 TtlTimeProvider.DEFAULT,
                                 metrics,
