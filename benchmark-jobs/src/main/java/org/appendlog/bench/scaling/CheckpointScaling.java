@@ -45,7 +45,9 @@ import static org.appendlog.statebackend.metrics.AppendLogMetrics.RESTORE_INDEX_
  * {@code parallelism} backends, each owning its subtask's share of the 128 key groups and built
  * as that subtask builds it, hold {@code keys} values of {@code valueBytes} random bytes between
  * them; each step runs on every subtask at once, one thread each, as the subtasks of one
- * TaskManager would. Files on local disk.
+ * TaskManager would. Files on local disk. The values are {@code byte[]}, a mutable type: the
+ * append-log backend serializes such changed entries at the barrier, on the task thread (an
+ * immutable value, such as word count's {@code Long}, is serialized as it is written).
  *
  * <ol>
  *   <li>checkpoint 1 after the fill writes every entry: its synchronous part (the task thread's
