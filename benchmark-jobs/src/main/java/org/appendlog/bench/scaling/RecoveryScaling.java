@@ -56,16 +56,21 @@ final class RecoveryScaling {
                 runner(keys, parallelism)
                         .run(BenchJob.named("wordcount"), Backend.parse(backend), Storages.LOCAL, repetition, position);
         if (r.ran() && r.verified) {
-            into.put(STATE_MB, r.checkpoints.fullBytesAvg / 1e6)
-                    .put(SYNC_P99_MS, r.checkpoints.syncP99Ms)
-                    .put(CKPT_P50_MS, r.checkpoints.durationP50Ms)
-                    .put(CKPT_P99_MS, r.checkpoints.durationP99Ms)
-                    .put(FIRST_RECORD_MS, r.recoveryFirstRecordMs);
-            if (r.recoveryFullThroughputMs >= 0) {
-                into.put(FULL_THROUGHPUT_MS, r.recoveryFullThroughputMs);
-            }
+            putMeasured(into, STATE_MB, r.checkpoints.fullBytesAvg / 1e6);
+            putMeasured(into, SYNC_P99_MS, r.checkpoints.syncP99Ms);
+            putMeasured(into, CKPT_P50_MS, r.checkpoints.durationP50Ms);
+            putMeasured(into, CKPT_P99_MS, r.checkpoints.durationP99Ms);
+            putMeasured(into, FIRST_RECORD_MS, r.recoveryFirstRecordMs);
+            putMeasured(into, FULL_THROUGHPUT_MS, r.recoveryFullThroughputMs);
         }
         return r;
+    }
+
+    /** The harness says -1 for what it did not measure, such as a recovery past its timeout. */
+    private static void putMeasured(Measurement into, String column, double value) {
+        if (value >= 0) {
+            into.put(column, value);
+        }
     }
 
     private ConfigurationRun runner(int keys, int parallelism) {

@@ -50,8 +50,8 @@ public final class ScalingSweep {
     private final List<String> failures = new ArrayList<>();
 
     ScalingSweep(Args args) {
-        keys = integers(args.list("keys", "250000,500000,1000000,2000000,4000000"));
-        jobKeys = integers(args.list("job-keys", "250000,1000000,4000000"));
+        keys = integers(args.list("keys", "250000,1000000,4000000"));
+        jobKeys = integers(args.list("job-keys", "250000,1000000,2000000"));
         parallelisms = integers(args.list("parallelism", "1,2"));
         backends = args.list("backends", "hashmap,appendlog");
         valueBytes = args.intValue("value-bytes", 200);
@@ -112,18 +112,25 @@ public final class ScalingSweep {
                         }
                     }
                 }
+                // after every repetition, so that a sweep cut short leaves what it measured
+                String markdown = markdown(command, checkpoints, recoveries, repetition, (System.nanoTime() - start) / 1e9);
+                write(markdown, checkpoints, recoveries);
+                if (repetition == repetitions) {
+                    System.out.println(markdown);
+                }
             }
         } finally {
             FileUtils.deleteDirectoryQuietly(work.toFile());
         }
-        String markdown = markdown(command, checkpoints, recoveries, (System.nanoTime() - start) / 1e9);
+        System.out.println("scaling sweep: wrote " + MARKDOWN + ", " + CHECKPOINT_CSV + " and " + RECOVERY_CSV + " in " + out.getPath());
+        return failures.isEmpty();
+    }
+
+    private void write(String markdown, List<Measurement> checkpoints, List<Measurement> recoveries) throws Exception {
         Files.createDirectories(out.toPath());
         Files.writeString(out.toPath().resolve(MARKDOWN), markdown);
         Files.writeString(out.toPath().resolve(CHECKPOINT_CSV), ScalingTables.csv(checkpoints, CheckpointScaling.COLUMNS));
         Files.writeString(out.toPath().resolve(RECOVERY_CSV), ScalingTables.csv(recoveries, RecoveryScaling.COLUMNS));
-        System.out.println(markdown);
-        System.out.println("scaling sweep: wrote " + MARKDOWN + ", " + CHECKPOINT_CSV + " and " + RECOVERY_CSV + " in " + out.getPath());
-        return failures.isEmpty();
     }
 
     private Measurement checkpoint(
@@ -156,12 +163,15 @@ public final class ScalingSweep {
         return m;
     }
 
-    private String markdown(String command, List<Measurement> checkpoints, List<Measurement> recoveries, double seconds) {
+    private String markdown(
+            String command, List<Measurement> checkpoints, List<Measurement> recoveries, int done, double seconds) {
         StringBuilder md = new StringBuilder("# Scaling sweep\n\n");
         md.append(String.format(Locale.ROOT,
                 "Keys %s with values of %d random bytes (outside a job), word count over %s words (a MiniCluster),"
-                        + " parallelism %s, %d repetitions; median (min-max). JVM heap maximum %d MB; the sweep took %.0f s.%n%n",
-                keys, valueBytes, jobKeys, parallelisms, repetitions, Runtime.getRuntime().maxMemory() >> 20, seconds));
+                        + " parallelism %s, %d of %d repetitions; median (min-max), \"-\" where not measured"
+                        + " (a recovery past the 60 s timeout). JVM heap maximum %d MB; the sweep took %.0f s.%n%n",
+                keys, valueBytes, jobKeys, parallelisms, done, repetitions,
+                Runtime.getRuntime().maxMemory() >> 20, seconds));
         md.append("    ").append(command).append("\n\n");
         md.append("## Checkpoints and restore outside a job\n\n");
         md.append(ScalingTables.markdown(checkpoints, CheckpointScaling.COLUMNS)).append('\n');
