@@ -3,16 +3,21 @@ package org.appendlog.bench.backend;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
+import java.io.IOException;
 import java.util.Collection;
 
 /** Keyed backends built outside a job, as a task of a fresh job builds them. */
@@ -57,5 +62,19 @@ public final class KeyedBackends {
                                 metrics,
                                 handles,
                                 new CloseableRegistry()));
+    }
+
+    /**
+     * Checkpoint streams into {@code dir}'s {@code checkpoints} folder, with Flink's default write
+     * buffer and no state inlined in the metadata, as a job's file-system checkpoint storage.
+     */
+    public static CheckpointStreamFactory fileStreams(java.nio.file.Path dir) throws IOException {
+        Path checkpoints = new Path(dir.resolve("checkpoints").toUri());
+        return new FsCheckpointStreamFactory(
+                FileSystem.get(checkpoints.toUri()),
+                new Path(checkpoints, "chk"),
+                new Path(checkpoints, "shared"),
+                0,
+                4096);
     }
 }

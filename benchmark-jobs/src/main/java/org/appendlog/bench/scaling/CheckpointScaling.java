@@ -9,7 +9,6 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
@@ -22,7 +21,6 @@ import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 
 import java.nio.file.Path;
@@ -102,7 +100,7 @@ final class CheckpointScaling {
     Measurement run(String backend, int keys, int parallelism, int repetition, Path dir)
             throws Exception {
         StateBackend stateBackend = stateBackend(backend, dir);
-        CheckpointStreamFactory streams = streams(dir);
+        CheckpointStreamFactory streams = KeyedBackends.fileStreams(dir);
         Measurement m = new Measurement(backend, keys, parallelism, repetition);
         // As the checkpoint coordinator does: it gives an incremental handle the shared files
         // that an earlier checkpoint uploaded, which the handle only names.
@@ -179,16 +177,6 @@ final class CheckpointScaling {
                 throw new IllegalArgumentException(
                         "--backends: '" + backend + "' is not one of hashmap, appendlog");
         }
-    }
-
-    private static CheckpointStreamFactory streams(Path dir) throws Exception {
-        org.apache.flink.core.fs.Path checkpoints = new org.apache.flink.core.fs.Path(dir.resolve("checkpoints").toUri());
-        return new FsCheckpointStreamFactory(
-                FileSystem.get(checkpoints.toUri()),
-                new org.apache.flink.core.fs.Path(checkpoints, "chk"),
-                new org.apache.flink.core.fs.Path(checkpoints, "shared"),
-                0,
-                4096);
     }
 
     /** The value of {@code key} after {@code version} rewrites. */
