@@ -89,6 +89,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
     /** Deduplicates buffered changes and indexes written batches, off the task's critical path. */
     private final ExecutorService background;
     private volatile long restoredBytes;
+    private volatile long restoreIndexMillis;
 
     AppendLogKeyedStateBackend(
             HeapKeyedStateBackend<K> heap,
@@ -158,9 +159,11 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
      * Called once after restore: later checkpoints build on {@code batches}; if the state came in
      * another format ({@code needsFull}), checkpoints are full until one of them completes.
      */
-    void startFrom(List<BatchLocation> batches, boolean needsFull, long restoredBytes) {
+    void startFrom(
+            List<BatchLocation> batches, boolean needsFull, long restoredBytes, long indexMillis) {
         lineage.startFrom(batches, needsFull);
         this.restoredBytes = restoredBytes;
+        this.restoreIndexMillis = indexMillis;
     }
 
     @VisibleForTesting
@@ -201,6 +204,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         group.gauge(AppendLogMetrics.LIVE_BYTES, index::liveBytes);
         group.gauge(AppendLogMetrics.DIRTY_RATIO, () -> SegmentStats.dirtyRatio(index.segments()));
         group.gauge(AppendLogMetrics.RESTORE_BYTES_READ, () -> restoredBytes);
+        group.gauge(AppendLogMetrics.RESTORE_INDEX_MILLIS, () -> restoreIndexMillis);
         group.gauge(AppendLogMetrics.TOTAL_BYTES, index::totalBytes);
         group.gauge(AppendLogMetrics.LIVE_ENTRIES, index::liveEntries);
         group.counter(AppendLogMetrics.BYTES_APPENDED, new SuppliedCounter(log::bytesAppended));

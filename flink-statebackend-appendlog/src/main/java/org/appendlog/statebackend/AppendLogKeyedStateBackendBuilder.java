@@ -176,7 +176,11 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                                     index,
                                     settings.restoreParallelism())
                             .restore();
-            backend.startFrom(result.batches(), result.needsFullCheckpoint(), result.bytesRead());
+            backend.startFrom(
+                    result.batches(),
+                    result.needsFullCheckpoint(),
+                    result.bytesRead(),
+                    result.indexMillis());
             sweepOrphans(log, dir, backendId, handles, restored);
             logger.info(
                     "Built appendlog keyed state backend for key groups {}, log {}{}, restored from {} handle(s)",

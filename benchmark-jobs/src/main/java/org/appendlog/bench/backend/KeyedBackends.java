@@ -4,16 +4,21 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
+import java.io.IOException;
 import java.util.Collection;
 
 /** Keyed backends built outside a job, as a task of a fresh job builds them. */
@@ -31,15 +36,20 @@ public final class KeyedBackends {
             MetricGroup metrics,
             Collection<KeyedStateHandle> handles)
             throws Exception {
-        return build(stateBackend, operator, IntSerializer.INSTANCE, metrics, handles);
+        return build(
+                stateBackend, operator, IntSerializer.INSTANCE, KeyGroupRange.of(0, 127), metrics, handles);
     }
 
-    /** Likewise, for keys that {@code keys} serializes. */
+    /**
+     * A backend of keys that {@code keys} serializes, for a subtask that owns {@code owned} of the
+     * 128 key groups.
+     */
     @SuppressWarnings("unchecked")
     public static <K> AbstractKeyedStateBackend<K> build(
             StateBackend stateBackend,
             String operator,
             TypeSerializer<K> keys,
+            KeyGroupRange owned,
             MetricGroup metrics,
             Collection<KeyedStateHandle> handles)
             throws Exception {
@@ -53,11 +63,25 @@ public final class KeyedBackends {
                                 operator,
                                 keys,
                                 128,
-                                KeyGroupRange.of(0, 127),
+                                owned,
                                 env.getTaskKvStateRegistry(),
                                 TtlTimeProvider.DEFAULT,
                                 metrics,
                                 handles,
                                 new CloseableRegistry()));
+    }
+
+    /**
+     * Checkpoint streams into {@code dir}'s {@code checkpoints} folder, with Flink's default write
+     * buffer and no state inlined in the metadata, as a job's file-system checkpoint storage.
+     */
+    public static CheckpointStreamFactory fileStreams(java.nio.file.Path dir) throws IOException {
+        Path checkpoints = new Path(dir.resolve("checkpoints").toUri());
+        return new FsCheckpointStreamFactory(
+                FileSystem.get(checkpoints.toUri()),
+                new Path(checkpoints, "chk"),
+                new Path(checkpoints, "shared"),
+                0,
+                4096);
     }
 }

@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  *       live heap when the job had processed its first records (same cluster, empty state).
  * </ol>
  */
-final class ConfigurationRun {
+public final class ConfigurationRun {
 
     private static final long SAMPLE_MILLIS = 100;
     private static final long RATE_WINDOW_NANOS = 500_000_000L;
@@ -53,7 +53,7 @@ final class ConfigurationRun {
     private final ProgressLine progress;
     private int runs;
 
-    ConfigurationRun(Profile profile, Storages storages, File workDir, ProgressLine progress) {
+    public ConfigurationRun(Profile profile, Storages storages, File workDir, ProgressLine progress) {
         this.profile = profile;
         this.storages = storages;
         this.workDir = workDir;
@@ -64,7 +64,7 @@ final class ConfigurationRun {
      * Runs {@code job} on {@code backend} over {@code storage}; a null backend runs it with
      * checkpointing off. {@code round} is recorded in the result (0 for a warm-up).
      */
-    RunResult run(BenchJob job, Backend backend, String storage, int round, String position) {
+    public RunResult run(BenchJob job, Backend backend, String storage, int round, String position) {
         RunResult result =
                 new RunResult(
                         job.name(),

@@ -6,7 +6,7 @@ import java.io.PrintStream;
  * One status line while a configuration runs: redrawn in place on a terminal, or printed every few
  * seconds when the output is a log (CI), so logs stay short.
  */
-final class ProgressLine {
+public final class ProgressLine {
 
     private static final long LOG_EVERY_NANOS = 5_000_000_000L;
 
@@ -15,12 +15,12 @@ final class ProgressLine {
     private long lastPrinted;
     private int lastLength;
 
-    ProgressLine(PrintStream out) {
+    public ProgressLine(PrintStream out) {
         this.out = out;
         this.terminal = System.console() != null;
     }
 
-    void update(String status) {
+    public void update(String status) {
         if (terminal) {
             String padded = status.length() < lastLength
                     ? status + " ".repeat(lastLength - status.length())
@@ -35,7 +35,7 @@ final class ProgressLine {
     }
 
     /** Ends the line with a final statement that stays. */
-    void done(String summary) {
+    public void done(String summary) {
         if (terminal) {
             update("");
             out.print("\r");

@@ -12,6 +12,7 @@ import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerial
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateBackend;
@@ -185,7 +186,12 @@ public final class HeapPerEntry {
         StateBackend stateBackend = appendlog ? appendlog() : new HashMapStateBackend();
         AbstractKeyedStateBackend<String> backend =
                 KeyedBackends.build(
-                        stateBackend, "heap-per-entry", StringSerializer.INSTANCE, metrics, List.of());
+                        stateBackend,
+                        "heap-per-entry",
+                        StringSerializer.INSTANCE,
+                        KeyGroupRange.of(0, 127),
+                        metrics,
+                        List.of());
         try {
             ValueState<byte[]> values =
                     backend.getPartitionedState(

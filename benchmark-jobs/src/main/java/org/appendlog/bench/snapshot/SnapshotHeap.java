@@ -10,7 +10,6 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
@@ -20,7 +19,6 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.util.FileUtils;
 
@@ -192,7 +190,7 @@ public final class SnapshotHeap {
         long start = System.nanoTime();
         try {
             RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot =
-                    backend.snapshot(id, id, streams(), options);
+                    backend.snapshot(id, id, KeyedBackends.fileStreams(dir), options);
             snapshot.run();
             handle = snapshot.get().getJobManagerOwnedSnapshot();
             if (indexed != null) {
@@ -229,17 +227,6 @@ public final class SnapshotHeap {
                                 + "|---|---:|---:|---:|---:|---:|---:|\n");
         rows.forEach(row -> table.append(row).append('\n'));
         return table.toString();
-    }
-
-    private CheckpointStreamFactory streams() throws Exception {
-        org.apache.flink.core.fs.Path checkpoints =
-                new org.apache.flink.core.fs.Path(dir.resolve("checkpoints").toUri());
-        return new FsCheckpointStreamFactory(
-                FileSystem.get(checkpoints.toUri()),
-                new org.apache.flink.core.fs.Path(checkpoints, "chk"),
-                new org.apache.flink.core.fs.Path(checkpoints, "shared"),
-                0,
-                4096);
     }
 
     private static CheckpointOptions savepointOptions() {

@@ -31,6 +31,12 @@ public final class AppendLogMetrics {
     /** Bytes of the log read by the restore. */
     public static final String RESTORE_BYTES_READ = "restoreBytesRead";
 
+    /**
+     * Milliseconds the restore spent rebuilding the index (reading the log and filling the heap
+     * left out), summed over its threads.
+     */
+    public static final String RESTORE_INDEX_MILLIS = "restoreIndexMillis";
+
     /** Checkpoints that appended every live entry (counter). */
     public static final String FULL_BATCHES = "fullBatches";
 

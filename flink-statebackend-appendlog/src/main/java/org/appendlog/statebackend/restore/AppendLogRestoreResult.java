@@ -10,12 +10,17 @@ public final class AppendLogRestoreResult {
     private final List<BatchLocation> batches;
     private final boolean needsFullCheckpoint;
     private final long bytesRead;
+    private final long indexMillis;
 
     AppendLogRestoreResult(
-            List<BatchLocation> batches, boolean needsFullCheckpoint, long bytesRead) {
+            List<BatchLocation> batches,
+            boolean needsFullCheckpoint,
+            long bytesRead,
+            long indexMillis) {
         this.batches = batches;
         this.needsFullCheckpoint = needsFullCheckpoint;
         this.bytesRead = bytesRead;
+        this.indexMillis = indexMillis;
     }
 
     /** The batches that later checkpoints build on. */
@@ -31,5 +36,10 @@ public final class AppendLogRestoreResult {
     /** Record bytes read from the log. */
     public long bytesRead() {
         return bytesRead;
+    }
+
+    /** Milliseconds the restore threads spent rebuilding the index, summed over them. */
+    public long indexMillis() {
+        return indexMillis;
     }
 }
