@@ -2,7 +2,8 @@ package org.appendlog.cec.operator;
 
 /**
  * The names of the metrics the CEC window operator registers in its operator metric group. The
- * operator, the benchmark and the tests read them from here.
+ * operator, the benchmark and the tests read them from here; the README's table is checked
+ * against them. Cumulative figures are counters.
  */
 public final class CecMetrics {
 
@@ -30,7 +31,7 @@ public final class CecMetrics {
     /** Windows open now. */
     public static final String OPEN_WINDOWS = "cecOpenWindows";
 
-    /** Bytes written to the persisted stream. */
+    /** Bytes this subtask wrote to its persisted stream, since it started or was restored. */
     public static final String BYTES_PERSISTED = "cecBytesPersisted";
 
     /** Duration of this subtask's last restore, in milliseconds. */

@@ -139,6 +139,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient Histogram barrierMillis;
     private transient Counter resultTuples;
     private transient Counter inputTuples;
+    private transient Counter bytesPersisted;
     private transient long recoveryMillis;
     private transient long recoveryRecordsScanned;
     private transient long replayedInputs;
@@ -347,7 +348,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         resultTuples = getMetricGroup().counter(CecMetrics.RESULT_TUPLES);
         inputTuples = getMetricGroup().counter(CecMetrics.INPUT_TUPLES);
         getMetricGroup().gauge(CecMetrics.OPEN_WINDOWS, () -> windows.size());
-        getMetricGroup().gauge(CecMetrics.BYTES_PERSISTED, () -> log == null ? 0L : log.bytesWritten());
+        bytesPersisted = getMetricGroup().counter(CecMetrics.BYTES_PERSISTED);
         getMetricGroup().gauge(CecMetrics.RECOVERY_MILLIS, () -> recoveryMillis);
         getMetricGroup().gauge(CecMetrics.RECOVERY_RECORDS_SCANNED, () -> recoveryRecordsScanned);
         getMetricGroup().gauge(CecMetrics.REPLAY_RECORDS, () -> replayedInputs);
@@ -392,7 +393,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
             // After the OPENs: a window's footprint holds the inputs logged before it, and an OPEN none.
             payload.clear();
             input.write(key, value, element.getTimestamp(), assignmentTime, payload);
-            log.append(stamp(operatorTime()), payload.getSharedBuffer(), payload.length());
+            persist(stamp(operatorTime()));
             inputTuples.inc();
         }
         for (OpenWindow<K, W, ACC> window : targets) {
@@ -551,8 +552,15 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private void emit(CecRecord<K, W, ACC, OUT> record) throws IOException {
         payload.clear();
         serializer.serialize(record, payload);
-        log.append(record.getTimestamp(), payload.getSharedBuffer(), payload.length());
+        persist(record.getTimestamp());
         output.collect(reuse.replace(record, record.getTimestamp()));
+    }
+
+    /** Appends {@link #payload} to the persisted stream, counting the bytes written. */
+    private void persist(long timestamp) throws IOException {
+        long before = log.bytesWritten();
+        log.append(timestamp, payload.getSharedBuffer(), payload.length());
+        bytesPersisted.inc(log.bytesWritten() - before);
     }
 
     /** The stream time never goes backwards, so the persisted stream is ordered by timestamp. */

@@ -8,6 +8,7 @@ import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecWindows;
 import org.appendlog.cec.source.CecLogSource;
+import org.appendlog.cec.source.CecLogSourceMetrics;
 import org.appendlog.statebackend.faults.ReliabilityLog;
 
 import org.apache.flink.api.common.JobID;
@@ -43,6 +44,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.File;
+import java.lang.reflect.Field;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,7 +53,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -295,6 +302,37 @@ class CecEventualModeTest {
         return all;
     }
 
+    /** The README's metrics table names every metric constant, with the kind the operator registers. */
+    @Test
+    void theReadmeTableIsWhatTheOperatorRegisters() throws Exception {
+        Map<String, String> documented = new TreeMap<>();
+        Matcher row =
+                Pattern.compile("(?m)^\\| `(\\w+)` \\| (counter|gauge|histogram) \\|")
+                        .matcher(Files.readString(java.nio.file.Path.of("README.md")));
+        while (row.find()) {
+            documented.put(row.group(1), row.group(2));
+        }
+        Set<String> constants = new TreeSet<>();
+        for (Class<?> names : List.of(CecMetrics.class, CecLogSourceMetrics.class)) {
+            for (Field field : names.getFields()) {
+                constants.add((String) field.get(null));
+            }
+        }
+        assertThat(documented.keySet()).isEqualTo(constants);
+
+        Run run = run(CecMode.EVENTUAL, Duration.ZERO, 1_000, 0);
+        for (String name : constants) {
+            if (name.equals(CecLogSourceMetrics.LAG_BYTES)) {
+                continue; // the source's, not the operator's
+            }
+            Metric metric = run.registered.get(name);
+            assertThat(metric).as(name).isNotNull();
+            String kind =
+                    metric instanceof Counter ? "counter" : metric instanceof Histogram ? "histogram" : "gauge";
+            assertThat(kind).as(name).isEqualTo(documented.get(name));
+        }
+    }
+
     /** The operator's metrics over all attempts of its one subtask, and the CHECKs in its committed log. */
     private static final class Run {
         final Map<String, Long> counters = new HashMap<>();
@@ -304,12 +342,15 @@ class CecEventualModeTest {
         long inputsReplayed;
         final long barriers;
         final long checksInLog;
+        /** What an attempt registered, by name. */
+        final Map<String, Metric> registered = new HashMap<>();
 
         Run(List<OperatorMetricGroup> attempts, long checksInLog) {
             this.checksInLog = checksInLog;
             long barriers = 0;
             for (OperatorMetricGroup attempt : attempts) {
                 Map<String, Metric> metrics = REPORTER.getMetricsByGroup(attempt);
+                registered.putAll(metrics);
                 for (String name : List.of(CecMetrics.CHECK_TUPLES, CecMetrics.BARRIER_CHECK_TUPLES, CecMetrics.INPUT_TUPLES)) {
                     counters.merge(name, ((Counter) metrics.get(name)).getCount(), Long::sum);
                 }
