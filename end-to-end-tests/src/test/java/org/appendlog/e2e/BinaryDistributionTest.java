@@ -10,6 +10,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Field;
@@ -36,9 +37,9 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The binary distribution as a user unpacks it: the layout its README names, a checksum that matches, and
+ * The binary distribution as a user unpacks it: the layout its README names, a checksum that matches,
  * {@code conf/} snippets whose every option exists in the code, with a commented value that is the option's
- * default (a required option's example value must at least parse).
+ * default (a required option's example value must at least parse), and an example job that runs.
  */
 class BinaryDistributionTest {
 
@@ -76,6 +77,44 @@ class BinaryDistributionTest {
         assertThat(Files.getPosixFilePermissions(home.resolve("bin/appendlog-log.sh")))
                 .contains(PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
         assertThat(home.resolve("README.md")).isRegularFile();
+    }
+
+    /**
+     * The bundled word count, run as the distribution's README says: its jar and the distribution's lib/ on
+     * the classpath with Flink's jars (this JVM's classpath without the project's own modules).
+     */
+    @Test
+    void exampleJobRunsOnTheDistributionsJars() throws Exception {
+        String repo = Paths.get(System.getProperty("e2e.repo.dir")).toRealPath().toString();
+        List<String> classpath = new ArrayList<>(List.of(home + "/examples/*", home + "/lib/*"));
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            if (!Paths.get(entry).toAbsolutePath().normalize().startsWith(repo)) {
+                classpath.add(entry);
+            }
+        }
+        Path output = dir.resolve("wordcount.out");
+        Process java =
+                new ProcessBuilder(
+                                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                                "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                                "--add-opens=java.base/java.util=ALL-UNNAMED",
+                                "-cp",
+                                String.join(File.pathSeparator, classpath),
+                                "org.appendlog.examples.WordCount",
+                                "20000",
+                                dir.resolve("wordcount").toString())
+                        .redirectErrorStream(true)
+                        .redirectOutput(output.toFile())
+                        .start();
+        if (!java.waitFor(3, TimeUnit.MINUTES)) {
+            java.destroyForcibly();
+        }
+        String text = Files.readString(output);
+        assertThat(java.exitValue()).as("the example's exit code; its output:%n%s", text).isZero();
+        assertThat(text)
+                .contains("Processed 20000 words")
+                .contains("1000 distinct words")
+                .contains("Every count matches the input: OK");
     }
 
     @Test
