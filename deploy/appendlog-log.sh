@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The state backend's log tool (flink-statebackend-appendlog's bin/appendlog-log.sh) with the configuration
-# and classpath of the cluster started by deploy/flink.sh, so that it reads hbase:// checkpoints and hdfs://
-# logs as the cluster does, e.g.  deploy/appendlog-log.sh inspect hbase://flink_checkpoints/<job-id>/chk-7/_metadata
-#                                 deploy/appendlog-log.sh verify hdfs://<namenode>/flink/appendlog/<job-id>
+# The log tool (appendlog-log-tool, as flink-statebackend-appendlog's bin/appendlog-log.sh runs it) with the
+# configuration and classpath of the cluster started by deploy/flink.sh, so that it reads hbase:// checkpoints
+# and hdfs:// logs as the cluster does, e.g.
+#   deploy/appendlog-log.sh inspect hbase://flink_checkpoints/<job-id>/chk-7/_metadata
+#   deploy/appendlog-log.sh verify --json hdfs://<namenode>/flink/appendlog/<job-id>
+# Exit codes: 0 no problem, 1 problems found, 2 usage error, 3 tool failure (see --help).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-exec_cli appendlog-log org.appendlog.statebackend.tool.LogTool "$@"
+[[ -n $APPENDLOG_LOG_TOOL_JAR ]] || die "no appendlog-log-tool jar in $WORK_DIR/dist/appendlog-*/lib: install the distribution with deploy/install.sh"
+APPENDLOG_PLUGIN_JARS=$APPENDLOG_LOG_TOOL_JAR:$APPENDLOG_PLUGIN_JARS
+exec_cli appendlog-log org.appendlog.logtool.LogToolCommand "$@"

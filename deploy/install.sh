@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the plugins from the binary distribution as a user does: checks the archive against its .sha512,
-# unpacks it under the work directory and copies its lib/*.jar into the lib/ of the Flink layout that
+# unpacks it under the work directory and copies its plugin jars (lib/flink-*.jar) into the lib/ of the Flink layout that
 # deploy/flink.sh starts (replacing what an earlier install put there). Run it before deploy/flink.sh start.
 # Usage: deploy/install.sh [appendlog-<version>-bin.tgz]   (default: the one in distribution/target, built by
 #        ./mvnw -B package -DskipTests -pl distribution -am)
@@ -18,5 +18,5 @@ rm -rf "$WORK_DIR/dist" "$FLINK_LIB"
 mkdir -p "$WORK_DIR/dist" "$FLINK_LIB"
 tar -xzf "$archive" -C "$WORK_DIR/dist"
 dist=$(ls -d "$WORK_DIR"/dist/appendlog-*/)
-cp "$dist"lib/*.jar "$FLINK_LIB"/
+cp "$dist"lib/flink-*.jar "$FLINK_LIB"/
 log "installed $(ls "$FLINK_LIB" | tr '\n' ' ')into $FLINK_LIB from $archive"

@@ -66,17 +66,19 @@ class BinaryDistributionTest {
         String version = home.getFileName().toString().substring("appendlog-".length());
         assertThat(archive.getFileName().toString()).isEqualTo("appendlog-" + version + "-bin.tgz");
         assertThat(names(home.resolve("lib")))
-                .contains(
+                .containsExactlyInAnyOrder(
                         "flink-statebackend-appendlog-" + version + ".jar",
                         "flink-hbase-checkpoint-" + version + "-flink-lib.jar",
-                        "flink-cec-operators-" + version + ".jar")
-                .doesNotContain("flink-hbase-checkpoint-" + version + ".jar");
+                        "flink-cec-operators-" + version + "-flink-lib.jar",
+                        "appendlog-log-tool-" + version + ".jar");
         assertThat(names(home.resolve("conf")))
                 .containsExactly("appendlog-backend.yaml", "cec.md", "hbase-checkpoint-storage.yaml");
         assertThat(names(home.resolve("examples"))).containsExactly("examples-" + version + ".jar");
         assertThat(Files.getPosixFilePermissions(home.resolve("bin/appendlog-log.sh")))
                 .contains(PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
         assertThat(home.resolve("README.md")).isRegularFile();
+        assertThat(home.resolve("LICENSE")).isRegularFile();
+        assertThat(home.resolve("NOTICE")).isRegularFile();
     }
 
     /**

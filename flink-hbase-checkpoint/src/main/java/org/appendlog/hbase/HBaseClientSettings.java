@@ -21,6 +21,8 @@ final class HBaseClientSettings implements Serializable {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(HBaseClientSettings.class);
+    /** HBase's default cell-block codec ({@code AbstractRpcClient#getDefaultCodec}); empty: none. */
+    static final String DEFAULT_RPC_CODEC_KEY = "hbase.client.default.rpc.codec";
 
     @Nullable private final String zookeeperQuorum;
     @Nullable private final String siteFile;
@@ -41,6 +43,10 @@ final class HBaseClientSettings implements Serializable {
     /** The HBase client configuration: hbase-default/site from the classpath, the site file, then our options. */
     Configuration toHBaseConfiguration() {
         Configuration conf = HBaseConfiguration.create();
+        // Cells travel inside the protobuf messages rather than as cell blocks: the region server
+        // instantiates a cell-block codec by the class name the client sends, and the flink-lib jar
+        // relocates that class. A site file may still name a codec (hbase.client.rpc.codec).
+        conf.set(DEFAULT_RPC_CODEC_KEY, "");
         if (siteFile != null) {
             org.apache.hadoop.fs.Path site = new org.apache.hadoop.fs.Path(siteFile);
             // Hadoop skips a missing resource without a word.

@@ -1,5 +1,7 @@
 package org.appendlog.statebackend;
 
+import org.appendlog.testing.MiniHdfs;
+
 import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.StateBackendTestBase;
@@ -8,14 +10,11 @@ import org.apache.flink.testutils.junit.extensions.parameterized.Parameter;
 import org.apache.flink.testutils.junit.extensions.parameterized.ParameterizedTestExtension;
 import org.apache.flink.testutils.junit.extensions.parameterized.Parameters;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
@@ -28,7 +27,7 @@ import java.util.List;
 public class AppendLogStateBackendOnHdfsTest extends StateBackendTestBase<AppendLogStateBackend> {
 
     @TempDir private static Path tempFolder;
-    private static MiniDFSCluster hdfs;
+    private static MiniHdfs hdfs;
     private static String hdfsRoot;
 
     @Parameters(name = "sync mode: {0}")
@@ -40,18 +39,14 @@ public class AppendLogStateBackendOnHdfsTest extends StateBackendTestBase<Append
 
     @BeforeAll
     static void startHdfs() throws Exception {
-        Configuration conf = new Configuration();
-        File base = tempFolder.resolve("hdfs").toFile();
-        conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, base.getAbsolutePath());
-        hdfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
-        hdfs.waitActive();
-        hdfsRoot = "hdfs://localhost:" + hdfs.getNameNodePort();
+        hdfs = new MiniHdfs(tempFolder.resolve("hdfs"));
+        hdfsRoot = hdfs.root();
     }
 
     @AfterAll
     static void stopHdfs() {
         if (hdfs != null) {
-            hdfs.shutdown();
+            hdfs.close();
         }
     }
 

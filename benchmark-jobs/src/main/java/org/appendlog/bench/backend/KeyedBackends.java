@@ -1,6 +1,7 @@
 package org.appendlog.bench.backend;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.MetricGroup;
@@ -30,15 +31,27 @@ public final class KeyedBackends {
             MetricGroup metrics,
             Collection<KeyedStateHandle> handles)
             throws Exception {
+        return build(stateBackend, operator, IntSerializer.INSTANCE, metrics, handles);
+    }
+
+    /** Likewise, for keys that {@code keys} serializes. */
+    @SuppressWarnings("unchecked")
+    public static <K> AbstractKeyedStateBackend<K> build(
+            StateBackend stateBackend,
+            String operator,
+            TypeSerializer<K> keys,
+            MetricGroup metrics,
+            Collection<KeyedStateHandle> handles)
+            throws Exception {
         JobID job = new JobID();
         Environment env = new MockEnvironmentBuilder().setJobID(job).build();
-        return (AbstractKeyedStateBackend<Integer>)
+        return (AbstractKeyedStateBackend<K>)
                 stateBackend.createKeyedStateBackend(
                         new KeyedStateBackendParametersImpl<>(
                                 env,
                                 job,
                                 operator,
-                                IntSerializer.INSTANCE,
+                                keys,
                                 128,
                                 KeyGroupRange.of(0, 127),
                                 env.getTaskKvStateRegistry(),

@@ -1,6 +1,8 @@
 package org.appendlog.bench.docs;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -25,9 +27,10 @@ class BenchmarksDocTest {
 
     @TempDir Path dir;
 
-    @Test
-    void theCommittedBenchmarksPageIsWhatItsFilesGenerate() throws Exception {
-        Path page = Path.of("../docs/benchmarks.md");
+    @ParameterizedTest
+    @ValueSource(strings = {"../docs/benchmarks.md", "../docs/sizing.md"})
+    void aCommittedPageIsWhatItsFilesGenerate(String path) throws Exception {
+        Path page = Path.of(path);
         String committed = Files.readString(page);
 
         assertThat(committed).contains("<!-- table: ");

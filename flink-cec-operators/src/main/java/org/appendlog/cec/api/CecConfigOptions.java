@@ -22,31 +22,45 @@ public final class CecConfigOptions {
                                     + " (s3://, gs://, abfs://, oss://, ...), which publishes a file only when"
                                     + " it is closed: such a path fails when the job is built.");
 
+    public static final ConfigOption<CecMode> MODE =
+            ConfigOptions.key("cec.mode")
+                    .enumType(CecMode.class)
+                    .defaultValue(CecMode.EVENTUAL)
+                    .withDescription(
+                            "How the operator checkpoints its windows: eventual (the default), open-only "
+                                    + "(the baseline without CHECK tuples) or barrier (a CHECK sweep at every "
+                                    + "checkpoint barrier).");
+
     public static final ConfigOption<Duration> POLICY_PERIOD =
             ConfigOptions.key("cec.policy.period")
                     .durationType()
                     .defaultValue(Duration.ofSeconds(1))
                     .withDescription(
-                            "CEC period T: how often the operator looks for slow windows and emits CHECK "
-                                    + "tuples for them between Flink checkpoints. 0 turns continuous checkpointing "
-                                    + "off (CHECK tuples are then written only at checkpoint barriers).");
+                            "CEC period T, on the operator's clock (the watermark for event-time windows, "
+                                    + "processing time for processing-time and count windows). eventual mode: "
+                                    + "every slow window gets a CHECK tuple at least every T, in ceil(N/M) shots "
+                                    + "per period for N slow windows. barrier mode: every T, CHECKs for up to M "
+                                    + "changed windows whose footprint is at least H old. 0 turns the policy off "
+                                    + "(eventual mode then writes no CHECKs, like open-only; barrier mode writes "
+                                    + "them only at barriers). Ignored in open-only mode.");
 
     public static final ConfigOption<Duration> POLICY_SLOW_THRESHOLD =
             ConfigOptions.key("cec.policy.slow-threshold")
                     .durationType()
                     .defaultValue(Duration.ofSeconds(10))
                     .withDescription(
-                            "CEC threshold H: a window is slow, and gets a CHECK tuple in the next shot, when it "
-                                    + "changed since its last footprint and that footprint is at least H old. Fast "
-                                    + "windows close before H and need no CHECK.");
+                            "CEC threshold H, on the same clock as the period. eventual mode: a window open "
+                                    + "for at least H is slow and gets CHECK tuples, changed or not; windows that "
+                                    + "close sooner need none. barrier mode: a window is slow when it changed since "
+                                    + "its last footprint and that footprint is at least H old.");
 
     public static final ConfigOption<Integer> POLICY_MAX_WINDOWS_PER_SHOT =
             ConfigOptions.key("cec.policy.max-windows-per-shot")
                     .intType()
                     .defaultValue(1000)
                     .withDescription(
-                            "CEC bound M: at most this many CHECK tuples per period, oldest footprints first, "
-                                    + "so that checkpoint work is spread over time.");
+                            "CEC bound M: at most this many CHECK tuples per shot of the policy, oldest "
+                                    + "footprints first, so that checkpoint work is spread over time.");
 
     public static final ConfigOption<MemorySize> LOG_SEGMENT_SIZE =
             ConfigOptions.key("cec.log.segment-size")

@@ -13,14 +13,16 @@ import java.io.Serializable;
 import java.time.Duration;
 
 /**
- * Options of one CEC window operator. Only the log path is required; the CEC policy defaults
- * (T = 1 s, H = 10 s, M = 1000) need no tuning for ordinary jobs. See {@link CecConfigOptions}.
+ * Options of one CEC window operator. Only the log path is required; the mode (eventual) and the
+ * CEC policy defaults (T = 1 s, H = 10 s, M = 1000) need no tuning for ordinary jobs. See {@link
+ * CecConfigOptions}.
  */
 public final class CecOptions implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
     private final String logPath;
+    private final CecMode mode;
     private final long periodMillis;
     private final long slowThresholdMillis;
     private final int maxWindowsPerShot;
@@ -36,6 +38,7 @@ public final class CecOptions implements Serializable {
                                 () -> new IllegalArgumentException(
                                         "CEC window operator needs '" + CecConfigOptions.LOG_PATH.key()
                                                 + "': the directory of its persisted output stream"));
+        this.mode = config.get(CecConfigOptions.MODE);
         this.periodMillis = nonNegative(CecConfigOptions.POLICY_PERIOD, config.get(CecConfigOptions.POLICY_PERIOD));
         this.slowThresholdMillis =
                 nonNegative(CecConfigOptions.POLICY_SLOW_THRESHOLD, config.get(CecConfigOptions.POLICY_SLOW_THRESHOLD));
@@ -95,7 +98,11 @@ public final class CecOptions implements Serializable {
         return new Path(logPath);
     }
 
-    /** T in milliseconds; 0 means no checkpointing between barriers. */
+    public CecMode mode() {
+        return mode;
+    }
+
+    /** T in milliseconds on the operator's clock; 0 turns the CEC policy off. */
     public long periodMillis() {
         return periodMillis;
     }
@@ -130,7 +137,7 @@ public final class CecOptions implements Serializable {
 
     @Override
     public String toString() {
-        return "CecOptions{logPath=" + logPath + ", T=" + periodMillis + "ms, H=" + slowThresholdMillis
+        return "CecOptions{logPath=" + logPath + ", mode=" + mode + ", T=" + periodMillis + "ms, H=" + slowThresholdMillis
                 + "ms, M=" + maxWindowsPerShot + ", segmentBytes=" + segmentBytes + ", indexIntervalBytes="
                 + indexIntervalBytes + ", retentionMillis=" + retentionMillis + ", retentionBytes="
                 + (retentionBytes == LogRetention.UNBOUNDED ? "unbounded" : String.valueOf(retentionBytes)) + "}";
@@ -145,6 +152,10 @@ public final class CecOptions implements Serializable {
         public <T> Builder set(ConfigOption<T> option, T value) {
             config.set(option, value);
             return this;
+        }
+
+        public Builder mode(CecMode mode) {
+            return set(CecConfigOptions.MODE, mode);
         }
 
         public Builder period(Duration t) {

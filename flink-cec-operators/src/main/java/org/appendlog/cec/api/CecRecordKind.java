@@ -15,6 +15,14 @@ public enum CecRecordKind {
         return (byte) ordinal();
     }
 
+    /**
+     * Whether a record of the persisted stream with this payload is a tuple (its first byte a
+     * kind's code); the operator's internal records, such as the logged input, are not.
+     */
+    public static boolean isTuple(byte[] payload) {
+        return payload.length > 0 && payload[0] >= 0 && payload[0] < VALUES.length;
+    }
+
     public static CecRecordKind ofCode(byte code) {
         if (code < 0 || code >= VALUES.length) {
             throw new IllegalArgumentException("Unknown CEC record kind code " + code);

@@ -56,6 +56,7 @@ public final class CecWindowedStream<T, K, W extends Window> {
         return input.transform(
                 name,
                 type,
-                new CecWindowOperator<K, T, ACC, OUT, W>(assigner, countSize, function, type, options));
+                new CecWindowOperator<K, T, ACC, OUT, W>(
+                        assigner, input.getType(), countSize, function, type, options));
     }
 }

@@ -11,15 +11,19 @@ import javax.annotation.Nullable;
 
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
+import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.UUID;
 
 /**
  * Appends records to one subtask's persisted stream. Every segment this writer creates is new and
  * written only by it (name: {@code seg-<sequence>-<random>.log}); a later attempt never appends to
  * it, because Flink file systems cannot reopen a closed file for append. Segments roll at a size
- * threshold. {@link #sync()} makes everything appended so far durable; the operator calls it at
- * every checkpoint barrier, so every checkpointed position lies in durable bytes.
+ * threshold. {@link #sync()} makes everything appended so far durable on the calling thread;
+ * {@link #flushForSync()} hands the appended bytes to the file system and returns the segment's
+ * {@link SegmentSync}, so that another thread makes them durable while this one goes on appending.
+ * Either way, every checkpointed position lies in durable bytes before the checkpoint completes.
  */
 public final class LogWriter implements Closeable {
 
@@ -40,7 +44,9 @@ public final class LogWriter implements Closeable {
     private FSDataOutputStream segmentRaw;
     private BufferedOutputStream segmentOut;
     private FSDataOutputStream indexOut;
+    private SegmentSync segmentSync;
     private long offset;
+    private long lastRecordOffset;
     private long offsetAtLastIndexEntry;
     private boolean segmentHasRecords;
     private long bytesWritten;
@@ -76,8 +82,9 @@ public final class LogWriter implements Closeable {
                         SEGMENT_PREFIX, sequence, UUID.randomUUID().toString().substring(0, 8), SEGMENT_SUFFIX);
         segmentPath = new Path(directory, name);
         segmentRaw = fs.create(segmentPath, FileSystem.WriteMode.NO_OVERWRITE);
-        segmentOut = new BufferedOutputStream(segmentRaw, BUFFER_BYTES);
+        segmentOut = new BufferedOutputStream(new UnflushedOutputStream(segmentRaw), BUFFER_BYTES);
         indexOut = fs.create(TimeIndex.indexFileOf(segmentPath), FileSystem.WriteMode.NO_OVERWRITE);
+        segmentSync = new SegmentSync(segmentPath, segmentRaw, indexOut);
         byte[] header = SegmentHeader.encode(subtask, sequence, predecessorEnd);
         segmentOut.write(header);
         offset = header.length;
@@ -115,6 +122,7 @@ public final class LogWriter implements Closeable {
         }
         LogRecord.encode(timestamp, payload, length, frame);
         segmentOut.write(frame, 0, frameLength);
+        lastRecordOffset = offset;
         offset += frameLength;
         bytesWritten += frameLength;
         segmentHasRecords = true;
@@ -132,6 +140,11 @@ public final class LogWriter implements Closeable {
         return new LogPosition(segmentPath.getName(), offset);
     }
 
+    /** The position of the last appended record's first byte. */
+    public LogPosition lastRecordPosition() {
+        return new LogPosition(segmentPath.getName(), lastRecordOffset);
+    }
+
     public long sequence() {
         return sequence;
     }
@@ -144,15 +157,22 @@ public final class LogWriter implements Closeable {
     /** Flushes and syncs the segment and its index. */
     public void sync() throws IOException {
         segmentOut.flush();
-        segmentRaw.sync();
-        indexOut.flush();
-        indexOut.sync();
+        segmentSync.sync();
+    }
+
+    /**
+     * Hands every appended byte to the file system without waiting for it to be durable; the
+     * returned {@link SegmentSync} makes it durable from any thread (a later roll closes the
+     * segment, which makes it durable as well).
+     */
+    public SegmentSync flushForSync() throws IOException {
+        segmentOut.flush();
+        return segmentSync;
     }
 
     private void closeSegment() throws IOException {
-        sync();
-        segmentOut.close();
-        indexOut.close();
+        segmentOut.flush();
+        segmentSync.close();
     }
 
     @Override
@@ -161,5 +181,23 @@ public final class LogWriter implements Closeable {
             closeSegment();
             segmentOut = null;
         }
+    }
+
+    /**
+     * Passes writes to the segment's file stream but not flushes: on HDFS a flush is an hflush that
+     * waits for the pipeline, and the writer's bytes need to be durable only when synced.
+     */
+    private static final class UnflushedOutputStream extends FilterOutputStream {
+        UnflushedOutputStream(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void flush() {}
     }
 }

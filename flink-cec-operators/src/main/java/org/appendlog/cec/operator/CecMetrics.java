@@ -21,6 +21,9 @@ public final class CecMetrics {
     /** Histogram of the time the operator spends at each checkpoint barrier, in milliseconds. */
     public static final String BARRIER_MILLIS = "cecBarrierMillis";
 
+    /** INPUT records written (eventual and open-only mode log every element that has a window). */
+    public static final String INPUT_TUPLES = "cecInputTuples";
+
     /** RESULT tuples written. */
     public static final String RESULT_TUPLES = "cecResultTuples";
 
@@ -35,6 +38,9 @@ public final class CecMetrics {
 
     /** Records this subtask's last restore scanned. */
     public static final String RECOVERY_RECORDS_SCANNED = "cecRecoveryRecordsScanned";
+
+    /** INPUT records this subtask's last restore replayed into its windows. */
+    public static final String REPLAY_RECORDS = "cecReplayRecords";
 
     private CecMetrics() {}
 }

@@ -1,21 +1,24 @@
 package org.appendlog.cec.operator;
 
 import org.appendlog.cec.api.CecConfigOptions;
+import org.appendlog.cec.api.CecMode;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
-import org.appendlog.cec.api.CecRecordKind;
 import org.appendlog.cec.api.CecRecordSerializer;
 import org.appendlog.cec.api.CecRecordTypeInfo;
 import org.appendlog.cec.log.CommitMarker;
+import org.appendlog.cec.log.LogPosition;
 import org.appendlog.cec.log.LogWriter;
 import org.appendlog.cec.log.ObjectStoreRefusal;
 import org.appendlog.cec.log.OwnerMarker;
 import org.appendlog.cec.log.PersistedStream;
+import org.appendlog.cec.log.SegmentSync;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.core.fs.FileSystem;
@@ -23,13 +26,16 @@ import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.Window;
@@ -38,6 +44,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -52,17 +59,23 @@ import java.util.TreeSet;
  * A keyed window operator with Continuous Eventual Checkpointing. Window state lives on the heap,
  * one accumulator per (key, window), and never in Flink state. Every tuple the operator emits
  * (OPEN, CHECK, RESULT) is first appended to the subtask's persisted stream and then forwarded.
+ * Flink state receives only log positions and the number of open windows ({@link
+ * CheckpointedPosition}). Per {@link CecMode}:
  *
  * <ul>
- *   <li>Every period T the operator writes a CHECK for up to M slow windows (changed since a
- *       footprint that is at least H old), so checkpoint work is spread over time.
- *   <li>Before a checkpoint barrier it writes a CHECK for every window changed since its last
- *       footprint and syncs the log; Flink state then receives only the log position and the
- *       number of open windows.
- *   <li>On restore it scans the log backwards from that position ({@link WindowRecovery}),
- *       rebuilds the open windows, and continues the stream in a new segment that links back to
- *       exactly that position, which cuts off whatever the failed attempt wrote after it.
+ *   <li>eventual (and open-only): every element is logged as an INPUT record ({@link LoggedInput})
+ *       after the OPENs it causes. The policy writes a CHECK for every slow window (open for at
+ *       least H) at least every T, up to M per shot (none in open-only mode). A barrier writes no
+ *       CHECK; the log is synced in the checkpoint's asynchronous part ({@link
+ *       DurableLogSnapshot}). A restore replays the log from the oldest footprint of an open
+ *       window ({@link WindowReplay}).
+ *   <li>barrier: every period T a CHECK for up to M windows changed since a footprint at least H
+ *       old; before a barrier a CHECK for every changed window and a sync. A restore scans the
+ *       log backwards for the footprints ({@link WindowRecovery}).
  * </ul>
+ *
+ * <p>A restored subtask continues the stream in a new segment that links back to exactly the
+ * checkpointed position, which cuts off whatever the failed attempt wrote after it.
  *
  * <p>Time windows fire at their end (event or processing time, no allowed lateness, as Flink's
  * default triggers); count windows fire and purge at their size. Late records are dropped and
@@ -77,6 +90,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     static final String STATE_NAME = "cec-log-position";
 
     private final WindowAssigner<? super IN, W> assigner;
+    private final TypeInformation<IN> inputType;
     private final long countSize;
     private final AggregateFunction<IN, ACC, OUT> aggregate;
     private final CecRecordTypeInfo<K, W, ACC, OUT> type;
@@ -86,6 +100,13 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient TreeSet<OpenWindow<?, ?, ?>> byEnd;
     private transient FootprintTracker footprints;
     private transient WindowAssigner.WindowAssignerContext assignerContext;
+    /** The processing time the window assignment of the current element sees (logged with it). */
+    private transient long assignmentTime;
+    private transient List<OpenWindow<K, W, ACC>> targets;
+    private transient boolean logsInput;
+    private transient LoggedInput<K, IN> input;
+    /** When the eventual policy shoots next, on its clock ({@link #operatorTime()}). */
+    private transient long nextShot;
     private transient long creations;
     private transient long streamTime;
     private transient long watermark;
@@ -102,6 +123,8 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient LogWriter log;
     private transient ListState<byte[]> positionState;
     private transient NavigableMap<Long, CheckpointedPosition> pendingCommits;
+    /** Per checkpoint, the segment to sync in its asynchronous part (modes that log the input). */
+    private transient NavigableMap<Long, SegmentSync> pendingSyncs;
     private transient DataOutputSerializer payload;
     private transient StreamRecord<CecRecord<K, W, ACC, OUT>> reuse;
     private transient CecRecordSerializer<K, W, ACC, OUT> serializer;
@@ -113,8 +136,10 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient Counter barrierCheckTuples;
     private transient Histogram barrierMillis;
     private transient Counter resultTuples;
+    private transient Counter inputTuples;
     private transient long recoveryMillis;
     private transient long recoveryRecordsScanned;
+    private transient long replayedInputs;
 
     /**
      * @param countSize the size of a count window (with {@code GlobalWindows}), or 0 for time
@@ -122,12 +147,14 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
      */
     public CecWindowOperator(
             WindowAssigner<? super IN, W> assigner,
+            TypeInformation<IN> inputType,
             long countSize,
             AggregateFunction<IN, ACC, OUT> aggregate,
             CecRecordTypeInfo<K, W, ACC, OUT> type,
             CecOptions options) {
         setChainingStrategy(ChainingStrategy.ALWAYS);
         this.assigner = assigner;
+        this.inputType = inputType;
         this.countSize = countSize;
         this.aggregate = aggregate;
         this.type = type;
@@ -139,8 +166,10 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         super.initializeState(context);
         windows = new HashMap<>();
         byEnd = new TreeSet<>(OpenWindow.BY_END);
-        footprints = new FootprintTracker();
+        footprints = new FootprintTracker(runsEventualPolicy());
+        targets = new ArrayList<>();
         pendingCommits = new TreeMap<>();
+        pendingSyncs = new TreeMap<>();
         payload = new DataOutputSerializer(256);
         reuse = new StreamRecord<>(null);
         // From the job's ExecutionConfig as it is at execution, as Flink builds the network serializers:
@@ -148,6 +177,11 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         // serializer) counts, for the log as for the network.
         serializer = type.createSerializer(getExecutionConfig().getSerializerConfig());
         accumulatorSerializer = serializer.getAccumulatorSerializer();
+        logsInput = options.mode().logsInput();
+        // Also in barrier mode: a checkpoint taken in another mode may need its input replayed.
+        input = new LoggedInput<>(
+                serializer.getKeySerializer(), inputType.createSerializer(getExecutionConfig().getSerializerConfig()));
+        nextShot = Long.MIN_VALUE;
         streamTime = Long.MIN_VALUE;
         watermark = Long.MIN_VALUE;
         endOfEventTime = false;
@@ -156,7 +190,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                 new WindowAssigner.WindowAssignerContext() {
                     @Override
                     public long getCurrentProcessingTime() {
-                        return getProcessingTimeService().getCurrentProcessingTime();
+                        return assignmentTime;
                     }
                 };
         registerMetrics();
@@ -251,21 +285,33 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
 
     private void restore(CheckpointedPosition position) throws Exception {
         long start = System.nanoTime();
-        WindowRecovery<K, W, ACC, OUT> recovery =
-                WindowRecovery.scan(fs, directory, position.end, position.openWindows, serializer);
+        List<OpenWindow<K, W, ACC>> restored;
+        if (position.inputLogged) {
+            WindowReplay<K, IN, W, ACC> replay =
+                    WindowReplay.replay(fs, directory, position, serializer, input, assigner, aggregate);
+            restored = replay.windows();
+            recoveryRecordsScanned = replay.recordsScanned();
+            replayedInputs = replay.inputsReplayed();
+        } else {
+            WindowRecovery<K, W, ACC> recovery =
+                    WindowRecovery.scan(
+                            fs, directory, position.end, position.openWindows, serializer, aggregate::createAccumulator);
+            restored = recovery.windows();
+            recoveryRecordsScanned = recovery.recordsScanned();
+        }
         long now = getProcessingTimeService().getCurrentProcessingTime();
-        for (CecRecord<K, W, ACC, OUT> footprint : recovery.footprints()) {
-            ACC acc =
-                    footprint.getKind() == CecRecordKind.CHECK
-                            ? footprint.getAccumulator()
-                            : aggregate.createAccumulator();
-            OpenWindow<K, W, ACC> window =
-                    new OpenWindow<>(footprint.getKey(), footprint.getWindow(), creations++, acc, footprint.getCount());
+        for (OpenWindow<K, W, ACC> window : restored) {
             windows.put(window.id(), window);
             if (countSize == 0) {
                 byEnd.add(window);
             }
-            footprints.footprinted(window, now);
+            creations = Math.max(creations, window.creation + 1);
+            footprints.footprinted(window, now, window.footprintPosition);
+            footprints.opened(window);
+            if (position.inputLogged && !logsInput) {
+                // Replayed input is not in the footprint; the next barrier must check the window.
+                footprints.changed(window);
+            }
         }
         streamTime = position.streamTime;
         watermark = position.watermark;
@@ -274,11 +320,11 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                 fs, directory, subtaskIndex(), position.segmentSequence + 1, position.end, options.segmentBytes(),
                 options.indexIntervalBytes());
         recoveryMillis = (System.nanoTime() - start) / 1_000_000;
-        recoveryRecordsScanned = recovery.recordsScanned();
         LOG.info(
-                "CEC operator '{}' restored {} open windows from {} at {}: scanned {} records ({} bytes) in {} ms",
-                getOperatorName(), windows.size(), directory, position.end, recovery.recordsScanned(),
-                recovery.bytesRead(), recoveryMillis);
+                "CEC operator '{}' restored {} open windows from {} at {} (recovery horizon {}): read {} records, "
+                        + "replayed {} inputs in {} ms",
+                getOperatorName(), windows.size(), directory, position.end, position.horizon, recoveryRecordsScanned,
+                replayedInputs, recoveryMillis);
     }
 
     private String jobId() {
@@ -296,17 +342,22 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         barrierCheckTuples = getMetricGroup().counter(CecMetrics.BARRIER_CHECK_TUPLES);
         barrierMillis = getMetricGroup().histogram(CecMetrics.BARRIER_MILLIS, new DescriptiveStatisticsHistogram(1000));
         resultTuples = getMetricGroup().counter(CecMetrics.RESULT_TUPLES);
+        inputTuples = getMetricGroup().counter(CecMetrics.INPUT_TUPLES);
         getMetricGroup().gauge(CecMetrics.OPEN_WINDOWS, () -> windows.size());
         getMetricGroup().gauge(CecMetrics.BYTES_PERSISTED, () -> log == null ? 0L : log.bytesWritten());
         getMetricGroup().gauge(CecMetrics.RECOVERY_MILLIS, () -> recoveryMillis);
         getMetricGroup().gauge(CecMetrics.RECOVERY_RECORDS_SCANNED, () -> recoveryRecordsScanned);
+        getMetricGroup().gauge(CecMetrics.REPLAY_RECORDS, () -> replayedInputs);
     }
 
     @Override
     public void open() throws Exception {
         super.open();
-        if (options.periodMillis() > 0) {
+        if (options.periodMillis() > 0 && options.mode() == CecMode.BARRIER) {
             schedulePolicy();
+        }
+        if (runsEventualPolicy() && !assigner.isEventTime()) {
+            getProcessingTimeService().registerTimer(now() + options.periodMillis(), this::onShotTimer);
         }
         scheduleWindowTimer();
     }
@@ -320,26 +371,36 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     public void processElement(StreamRecord<IN> element) throws Exception {
         K key = (K) getCurrentKey();
         IN value = element.getValue();
+        assignmentTime = now();
         Collection<W> assigned = assigner.assignWindows(value, element.getTimestamp(), assignerContext);
-        boolean skipped = true;
+        targets.clear();
         for (W w : assigned) {
             if (isLate(w)) {
                 continue;
             }
-            skipped = false;
             OpenWindow<K, W, ACC> window = windows.get(new OpenWindow.Id<>(key, w));
-            if (window == null) {
-                window = openWindow(key, w);
+            targets.add(window == null ? openWindow(key, w) : window);
+        }
+        if (targets.isEmpty()) {
+            if (assigner.isEventTime() && element.getTimestamp() <= effectiveWatermark()) {
+                lateRecordsDropped.inc();
             }
+        } else if (logsInput) {
+            // After the OPENs: a window's footprint holds the inputs logged before it, and an OPEN none.
+            payload.clear();
+            input.write(key, value, element.getTimestamp(), assignmentTime, payload);
+            log.append(stamp(operatorTime()), payload.getSharedBuffer(), payload.length());
+            inputTuples.inc();
+        }
+        for (OpenWindow<K, W, ACC> window : targets) {
             window.accumulator = aggregate.add(value, window.accumulator);
             window.count++;
-            footprints.changed(window);
+            if (!logsInput) {
+                footprints.changed(window);
+            }
             if (countSize > 0 && window.count >= countSize) {
                 fire(window, now());
             }
-        }
-        if (skipped && assigner.isEventTime() && element.getTimestamp() <= effectiveWatermark()) {
-            lateRecordsDropped.inc();
         }
         scheduleWindowTimer();
     }
@@ -359,9 +420,12 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
             byEnd.add(window);
         }
         // The OPEN tuple is the footprint of the empty window, written before the element is added.
-        emit(CecRecord.open(key, w, stamp(operatorTime()), windows.size()));
+        long t = stamp(operatorTime());
+        emit(CecRecord.open(key, w, t, windows.size()));
         openTuples.inc();
-        footprints.footprinted(window, now());
+        window.openTime = t;
+        footprints.footprinted(window, now(), log.lastRecordPosition());
+        footprints.opened(window);
         return window;
     }
 
@@ -378,6 +442,9 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
             } else {
                 watermark = Math.max(watermark, mark.getTimestamp());
                 fireUpTo(watermark);
+                if (runsEventualPolicy() && watermark >= nextShot) {
+                    shoot(watermark);
+                }
             }
         }
         super.processWatermark(mark);
@@ -429,9 +496,37 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
 
     private void onPolicyTimer(long time) throws Exception {
         List<OpenWindow<K, W, ACC>> slow =
-                footprints.slow(time, options.slowThresholdMillis(), options.maxWindowsPerShot());
+                footprints.slowChanged(time, options.slowThresholdMillis(), options.maxWindowsPerShot());
         checkpointWindows(slow);
         schedulePolicy();
+    }
+
+    private boolean runsEventualPolicy() {
+        return options.mode() == CecMode.EVENTUAL && options.periodMillis() > 0;
+    }
+
+    private void onShotTimer(long time) throws Exception {
+        // The current time, not the timer's: a late timer has more shots due.
+        shoot(now());
+        getProcessingTimeService().registerTimer(nextShot, this::onShotTimer);
+    }
+
+    /**
+     * The shots of the eventual policy due at {@code clock}: each a CHECK for the M slow windows
+     * with the oldest footprints, changed or not (the CHECK moves the recovery horizon). With N
+     * slow windows a shot is due every T / ceil(N / M), so every slow window is checked within T.
+     * A watermark (or a late timer) can pass several due shots at once; they are fired together,
+     * at most ceil(N / M), so that the horizon keeps up with the clock.
+     */
+    private void shoot(long clock) throws IOException {
+        long h = options.slowThresholdMillis();
+        footprints.promoteSlow(clock < Long.MIN_VALUE + h ? Long.MIN_VALUE : clock - h);
+        int max = options.maxWindowsPerShot();
+        long shots = Math.max(1, (footprints.slowCount() + max - 1) / max);
+        long step = Math.max(1, options.periodMillis() / shots);
+        long due = nextShot == Long.MIN_VALUE || clock < nextShot ? 1 : Math.min(shots, 1 + (clock - nextShot) / step);
+        checkpointWindows(footprints.oldestSlow((int) Math.min(Integer.MAX_VALUE, due * max)));
+        nextShot = clock > Long.MAX_VALUE - step ? Long.MAX_VALUE : clock + step;
     }
 
     private void checkpointWindows(List<OpenWindow<K, W, ACC>> toCheck) throws IOException {
@@ -444,7 +539,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
             emit(CecRecord.check(
                     window.key, window.window, t, windows.size(), window.count,
                     accumulatorSerializer.copy(window.accumulator)));
-            footprints.footprinted(window, now);
+            footprints.footprinted(window, now, log.lastRecordPosition());
         }
         checkTuples.inc(toCheck.size());
     }
@@ -479,22 +574,47 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
         long start = System.nanoTime();
-        // CHECKs go out before the barrier, so downstream sees them on the checkpoint's side.
-        List<OpenWindow<K, W, ACC>> changed = footprints.allChanged();
-        checkpointWindows(changed);
-        barrierCheckTuples.inc(changed.size());
-        log.sync();
+        if (options.mode() == CecMode.BARRIER) {
+            // CHECKs go out before the barrier, so downstream sees them on the checkpoint's side.
+            List<OpenWindow<K, W, ACC>> changed = footprints.allChanged();
+            checkpointWindows(changed);
+            barrierCheckTuples.inc(changed.size());
+            log.sync();
+        } else {
+            // Every footprint is in the log already; the asynchronous part makes it durable.
+            pendingSyncs.put(checkpointId, log.flushForSync());
+        }
+        LogPosition end = log.position();
+        LogPosition horizon = footprints.horizon();
         pendingCommits.put(
                 checkpointId,
                 new CheckpointedPosition(
                         subtaskIndex(),
                         getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
-                        log.position(),
+                        end,
                         log.sequence(),
                         windows.size(),
                         streamTime,
-                        watermark));
+                        watermark,
+                        horizon == null ? end : horizon,
+                        logsInput));
         barrierMillis.update((System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** Completes the operator-state snapshot only once the log is durable up to the barrier. */
+    @Override
+    public OperatorSnapshotFutures snapshotState(
+            long checkpointId, long timestamp, CheckpointOptions checkpointOptions, CheckpointStreamFactory factory)
+            throws Exception {
+        OperatorSnapshotFutures futures = super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
+        SegmentSync sync = pendingSyncs.remove(checkpointId);
+        pendingSyncs.headMap(checkpointId).clear();
+        if (sync != null) {
+            futures.setOperatorStateManagedFuture(
+                    new DurableLogSnapshot(
+                            sync, pendingCommits.get(checkpointId).end, futures.getOperatorStateManagedFuture()));
+        }
+        return futures;
     }
 
     @Override

@@ -2,6 +2,8 @@ package org.appendlog.cec.operator;
 
 import org.appendlog.cec.log.LogPosition;
 
+import javax.annotation.Nullable;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -9,13 +11,15 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 
 /**
- * All a CEC operator subtask keeps in Flink state: where its stream ended at the checkpoint and
- * how many windows were open there, plus the two clocks that must not go backwards. Its size does
- * not depend on the number of windows.
+ * All a CEC operator subtask keeps in Flink state: where its stream ended at the checkpoint, how
+ * many windows were open there and where the oldest footprint of those windows lies (the
+ * recovery horizon), whether the stream logs the input, plus the two clocks that must not go
+ * backwards. Its size does not depend on the number of windows.
  */
-final class CheckpointedPosition {
+public final class CheckpointedPosition {
 
-    private static final int VERSION = 1;
+    /** Version 1 (no horizon, no input) is still read. */
+    private static final int VERSION = 2;
 
     final int subtask;
     final int parallelism;
@@ -24,6 +28,10 @@ final class CheckpointedPosition {
     final int openWindows;
     final long streamTime;
     final long watermark;
+    /** Null in version 1 bytes. */
+    @Nullable final LogPosition horizon;
+    /** Whether the stream holds INPUT records: recovery replays them from {@link #horizon}. */
+    final boolean inputLogged;
 
     CheckpointedPosition(
             int subtask,
@@ -32,7 +40,9 @@ final class CheckpointedPosition {
             long segmentSequence,
             int openWindows,
             long streamTime,
-            long watermark) {
+            long watermark,
+            @Nullable LogPosition horizon,
+            boolean inputLogged) {
         this.subtask = subtask;
         this.parallelism = parallelism;
         this.end = end;
@@ -40,6 +50,19 @@ final class CheckpointedPosition {
         this.openWindows = openWindows;
         this.streamTime = streamTime;
         this.watermark = watermark;
+        this.horizon = horizon;
+        this.inputLogged = inputLogged;
+    }
+
+    /**
+     * The oldest log position that recovery from this checkpoint reads: the first byte of the
+     * oldest footprint of a window open at the checkpoint, or the end if none was open. Segments
+     * that end before it are history only. Null for a checkpoint written before horizons were
+     * recorded.
+     */
+    @Nullable
+    public LogPosition recoveryHorizon() {
+        return horizon;
     }
 
     byte[] toBytes() throws IOException {
@@ -53,28 +76,34 @@ final class CheckpointedPosition {
         out.writeInt(openWindows);
         out.writeLong(streamTime);
         out.writeLong(watermark);
+        horizon.write(out);
+        out.writeBoolean(inputLogged);
         out.flush();
         return bytes.toByteArray();
     }
 
-    static CheckpointedPosition fromBytes(byte[] bytes) throws IOException {
+    public static CheckpointedPosition fromBytes(byte[] bytes) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
         int version = in.readInt();
-        if (version != VERSION) {
-            throw new IOException("Unknown CEC operator state version " + version + " (expected " + VERSION + ")");
+        if (version != 1 && version != VERSION) {
+            throw new IOException("Unknown CEC operator state version " + version + " (expected 1 or " + VERSION + ")");
         }
+        int subtask = in.readInt();
+        int parallelism = in.readInt();
+        LogPosition end = LogPosition.read(in);
+        long segmentSequence = in.readLong();
+        int openWindows = in.readInt();
+        long streamTime = in.readLong();
+        long watermark = in.readLong();
+        LogPosition horizon = version == 1 ? null : LogPosition.read(in);
+        boolean inputLogged = version != 1 && in.readBoolean();
         return new CheckpointedPosition(
-                in.readInt(),
-                in.readInt(),
-                LogPosition.read(in),
-                in.readLong(),
-                in.readInt(),
-                in.readLong(),
-                in.readLong());
+                subtask, parallelism, end, segmentSequence, openWindows, streamTime, watermark, horizon, inputLogged);
     }
 
     @Override
     public String toString() {
-        return "subtask " + subtask + "/" + parallelism + " at " + end + " with " + openWindows + " open windows";
+        return "subtask " + subtask + "/" + parallelism + " at " + end + " with " + openWindows
+                + " open windows, recovery horizon " + horizon;
     }
 }

@@ -1,32 +1,74 @@
 package org.appendlog.cec.operator;
 
+import org.appendlog.cec.log.LogPosition;
+
 import org.apache.flink.streaming.api.windowing.windows.Window;
 
+import javax.annotation.Nullable;
+
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.TreeMap;
 
 /**
- * The CEC policy's bookkeeping: which open windows changed since their last footprint, ordered by
- * the age of that footprint. Every period T the operator asks for the slow ones (footprint at
- * least H old, still changing) and writes a CHECK for at most M of them, oldest first; at a
- * barrier it asks for all changed windows. Only a window's first change after a footprint costs a
- * tree insertion, so tracking is cheap for hot windows.
+ * The CEC policy's bookkeeping: every open window ordered by the age of its last footprint (the
+ * oldest gives the recovery horizon), and per mode the windows a policy shot may check.
+ *
+ * <ul>
+ *   <li>eventual mode: slow windows (open for at least H, changed or not), oldest footprint first.
+ *       Windows enter a queue in the order they open and become slow when H has passed, so a
+ *       shot costs O(M log N) whatever the number of young windows.
+ *   <li>barrier mode: windows changed since their last footprint, oldest footprint first; only a
+ *       window's first change after a footprint costs a tree insertion, so tracking is cheap for
+ *       hot windows.
+ * </ul>
  */
 final class FootprintTracker {
 
+    private final boolean tracksSlow;
+    private final TreeMap<Long, OpenWindow<?, ?, ?>> byFootprint = new TreeMap<>();
     private final TreeMap<Long, OpenWindow<?, ?, ?>> changedByFootprint = new TreeMap<>();
+    private final TreeMap<Long, OpenWindow<?, ?, ?>> slowByFootprint = new TreeMap<>();
+    /** Windows not slow yet, in the order they opened (closed ones leave when they reach the head). */
+    private final ArrayDeque<OpenWindow<?, ?, ?>> young = new ArrayDeque<>();
     private long nextSequence;
 
-    /** The window's state was just written to the log (OPEN, CHECK or a rebuild from the log). */
-    void footprinted(OpenWindow<?, ?, ?> window, long now) {
+    /** @param tracksSlow whether the eventual policy asks for slow windows ({@link #promoteSlow}) */
+    FootprintTracker(boolean tracksSlow) {
+        this.tracksSlow = tracksSlow;
+    }
+
+    /** A window opened or was rebuilt from the log: it is young unless its open time says otherwise. */
+    void opened(OpenWindow<?, ?, ?> window) {
+        if (!tracksSlow) {
+            return;
+        }
+        if (window.openTime == Long.MIN_VALUE) {
+            window.slow = true;
+            slowByFootprint.put(window.footprintSequence, window);
+        } else {
+            young.add(window);
+        }
+    }
+
+    /** The window's state was just written to the log at {@code position} (OPEN, CHECK or a rebuild). */
+    void footprinted(OpenWindow<?, ?, ?> window, long now, LogPosition position) {
+        long previous = window.footprintSequence;
+        byFootprint.remove(previous, window);
         if (window.changed) {
-            changedByFootprint.remove(window.footprintSequence);
+            changedByFootprint.remove(previous);
             window.changed = false;
         }
         window.footprintSequence = nextSequence++;
         window.footprintTime = now;
+        window.footprintPosition = position;
+        byFootprint.put(window.footprintSequence, window);
+        if (window.slow) {
+            slowByFootprint.remove(previous, window);
+            slowByFootprint.put(window.footprintSequence, window);
+        }
     }
 
     void changed(OpenWindow<?, ?, ?> window) {
@@ -37,15 +79,46 @@ final class FootprintTracker {
     }
 
     void closed(OpenWindow<?, ?, ?> window) {
+        window.closed = true;
+        byFootprint.remove(window.footprintSequence, window);
         if (window.changed) {
             changedByFootprint.remove(window.footprintSequence);
             window.changed = false;
         }
+        if (window.slow) {
+            slowByFootprint.remove(window.footprintSequence, window);
+        }
+    }
+
+    /** Where the oldest footprint of an open window starts, or null if no window is open. */
+    @Nullable
+    LogPosition horizon() {
+        return byFootprint.isEmpty() ? null : byFootprint.firstEntry().getValue().footprintPosition;
+    }
+
+    /** Marks the windows that opened at or before {@code openedBy} slow. */
+    void promoteSlow(long openedBy) {
+        while (!young.isEmpty() && young.peek().openTime <= openedBy) {
+            OpenWindow<?, ?, ?> window = young.poll();
+            if (!window.closed) {
+                window.slow = true;
+                slowByFootprint.put(window.footprintSequence, window);
+            }
+        }
+    }
+
+    int slowCount() {
+        return slowByFootprint.size();
+    }
+
+    /** Up to {@code max} slow windows, oldest footprint first. */
+    <K, W extends Window, ACC> List<OpenWindow<K, W, ACC>> oldestSlow(int max) {
+        return first(slowByFootprint, max);
     }
 
     /** Up to {@code max} changed windows whose footprint is at least {@code threshold} old, oldest first. */
     @SuppressWarnings("unchecked")
-    <K, W extends Window, ACC> List<OpenWindow<K, W, ACC>> slow(long now, long threshold, int max) {
+    <K, W extends Window, ACC> List<OpenWindow<K, W, ACC>> slowChanged(long now, long threshold, int max) {
         List<OpenWindow<K, W, ACC>> result = new ArrayList<>();
         Iterator<OpenWindow<?, ?, ?>> it = changedByFootprint.values().iterator();
         while (it.hasNext() && result.size() < max) {
@@ -59,16 +132,20 @@ final class FootprintTracker {
     }
 
     /** All windows changed since their last footprint, oldest footprint first. */
-    @SuppressWarnings("unchecked")
     <K, W extends Window, ACC> List<OpenWindow<K, W, ACC>> allChanged() {
-        List<OpenWindow<K, W, ACC>> result = new ArrayList<>(changedByFootprint.size());
-        for (OpenWindow<?, ?, ?> w : changedByFootprint.values()) {
+        return first(changedByFootprint, Integer.MAX_VALUE);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <K, W extends Window, ACC> List<OpenWindow<K, W, ACC>> first(
+            TreeMap<Long, OpenWindow<?, ?, ?>> windows, int max) {
+        List<OpenWindow<K, W, ACC>> result = new ArrayList<>(Math.min(max, windows.size()));
+        for (OpenWindow<?, ?, ?> w : windows.values()) {
+            if (result.size() == max) {
+                break;
+            }
             result.add((OpenWindow<K, W, ACC>) w);
         }
         return result;
-    }
-
-    int changedCount() {
-        return changedByFootprint.size();
     }
 }

@@ -1,5 +1,9 @@
 package org.appendlog.cec.operator;
 
+import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecRecordKind;
+import org.appendlog.cec.log.LogPosition;
+
 import org.apache.flink.streaming.api.windowing.windows.Window;
 
 import java.util.Comparator;
@@ -21,10 +25,17 @@ final class OpenWindow<K, W extends Window, ACC> {
 
     /** True when the accumulator changed since the last footprint (OPEN or CHECK) in the log. */
     boolean changed;
-    /** Orders footprints: a larger number is a later footprint. */
-    long footprintSequence;
+    /** Orders footprints: a larger number is a later footprint; -1 before the first. */
+    long footprintSequence = -1;
     /** Processing time of the last footprint. */
     long footprintTime;
+    /** Where the last footprint starts in the log. */
+    LogPosition footprintPosition;
+    /** The policy clock when the window opened; {@code Long.MIN_VALUE} if only known to be slow. */
+    long openTime;
+    /** Open for at least H (eventual mode's policy). */
+    boolean slow;
+    boolean closed;
 
     OpenWindow(K key, W window, long creation, ACC accumulator, long count) {
         this.key = key;
@@ -32,6 +43,20 @@ final class OpenWindow<K, W extends Window, ACC> {
         this.creation = creation;
         this.accumulator = accumulator;
         this.count = count;
+    }
+
+    /**
+     * A window rebuilt from its footprint in the log at {@code position}: the accumulator of a
+     * CHECK, or {@code emptyAccumulator} for an OPEN.
+     */
+    static <K, W extends Window, ACC> OpenWindow<K, W, ACC> rebuilt(
+            CecRecord<K, W, ACC, ?> footprint, long creation, ACC emptyAccumulator, LogPosition position, long openTime) {
+        ACC acc = footprint.getKind() == CecRecordKind.CHECK ? footprint.getAccumulator() : emptyAccumulator;
+        OpenWindow<K, W, ACC> window =
+                new OpenWindow<>(footprint.getKey(), footprint.getWindow(), creation, acc, footprint.getCount());
+        window.footprintPosition = position;
+        window.openTime = openTime;
+        return window;
     }
 
     Id<K, W> id() {

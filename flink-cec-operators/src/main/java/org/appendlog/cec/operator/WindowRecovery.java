@@ -10,40 +10,45 @@ import org.appendlog.cec.log.LogRecord;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.streaming.api.windowing.windows.Window;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
- * The CEC recovery scan: reads a subtask's stream backwards from a checkpointed position and
- * collects the latest footprint of every window that was open there. The newest tuple of a window
- * decides: a RESULT means the window had closed, an OPEN or CHECK is its state. The scan stops as
- * soon as it has {@code n} open windows, so its length depends on how old the oldest footprint
- * is, which is what the CEC policy keeps short, not on the size of the log.
+ * The recovery scan of a barrier-mode checkpoint: reads a subtask's stream backwards from a
+ * checkpointed position and collects the latest footprint of every window that was open there.
+ * The newest tuple of a window decides: a RESULT means the window had closed, an OPEN or CHECK is
+ * its state (a barrier wrote a CHECK for every changed window). Records that are not tuples (the
+ * logged input) are passed over. The scan stops as soon as it has {@code n} open windows, so its
+ * length depends on how old the oldest footprint is, not on the size of the log.
  */
-public final class WindowRecovery<K, W, ACC, OUT> {
+final class WindowRecovery<K, W extends Window, ACC> {
 
-    private final List<CecRecord<K, W, ACC, OUT>> footprints;
+    private final List<OpenWindow<K, W, ACC>> windows;
     private final long recordsScanned;
     private final long bytesRead;
 
-    private WindowRecovery(List<CecRecord<K, W, ACC, OUT>> footprints, long recordsScanned, long bytesRead) {
-        this.footprints = footprints;
+    private WindowRecovery(List<OpenWindow<K, W, ACC>> windows, long recordsScanned, long bytesRead) {
+        this.windows = windows;
         this.recordsScanned = recordsScanned;
         this.bytesRead = bytesRead;
     }
 
-    public static <K, W, ACC, OUT> WindowRecovery<K, W, ACC, OUT> scan(
+    static <K, W extends Window, ACC> WindowRecovery<K, W, ACC> scan(
             FileSystem fs,
             Path directory,
             LogPosition end,
             int openWindows,
-            CecRecordSerializer<K, W, ACC, OUT> serializer)
+            CecRecordSerializer<K, W, ACC, ?> serializer,
+            Supplier<ACC> emptyAccumulator)
             throws IOException {
-        List<CecRecord<K, W, ACC, OUT>> found = new ArrayList<>(openWindows);
+        List<OpenWindow<K, W, ACC>> found = new ArrayList<>(openWindows);
         Set<OpenWindow.Id<K, W>> decided = new HashSet<>();
         DataInputDeserializer in = new DataInputDeserializer();
         long scanned = 0;
@@ -57,27 +62,34 @@ public final class WindowRecovery<K, W, ACC, OUT> {
                                     + " open windows found; the log is incomplete");
                 }
                 scanned++;
+                if (!CecRecordKind.isTuple(record.payload())) {
+                    continue;
+                }
                 in.setBuffer(record.payload());
-                CecRecord<K, W, ACC, OUT> tuple = serializer.deserialize(in);
+                CecRecord<K, W, ACC, ?> tuple = serializer.deserialize(in);
                 if (decided.add(new OpenWindow.Id<>(tuple.getKey(), tuple.getWindow()))
                         && tuple.getKind() != CecRecordKind.RESULT) {
-                    found.add(tuple);
+                    long openTime = tuple.getKind() == CecRecordKind.OPEN ? record.timestamp() : Long.MIN_VALUE;
+                    found.add(OpenWindow.rebuilt(
+                            tuple, found.size(), emptyAccumulator.get(),
+                            reader.position(), openTime));
                 }
             }
+            Collections.reverse(found);
             return new WindowRecovery<>(found, scanned, reader.bytesRead());
         }
     }
 
-    /** The latest footprint (OPEN or CHECK) of each window open at the scanned position. */
-    public List<CecRecord<K, W, ACC, OUT>> footprints() {
-        return footprints;
+    /** The windows open at the scanned position, rebuilt from their latest footprints, oldest footprint first. */
+    List<OpenWindow<K, W, ACC>> windows() {
+        return windows;
     }
 
-    public long recordsScanned() {
+    long recordsScanned() {
         return recordsScanned;
     }
 
-    public long bytesRead() {
+    long bytesRead() {
         return bytesRead;
     }
 }

@@ -1,6 +1,7 @@
 package org.appendlog.cec.source;
 
 import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecRecordKind;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -11,7 +12,10 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Source reader of {@link CecLogSource}: decodes log records into {@link CecRecord}s. */
+/**
+ * Source reader of {@link CecLogSource}: decodes log records into {@link CecRecord}s, skipping the
+ * operator's internal records.
+ */
 final class CecLogSourceReader<K, W, ACC, OUT>
         extends SingleThreadMultiplexSourceReaderBase<
                 PositionedRecord, CecRecord<K, W, ACC, OUT>, CecLogSplit, CecLogSplitState> {
@@ -25,8 +29,11 @@ final class CecLogSourceReader<K, W, ACC, OUT>
         super(
                 () -> new CecLogSplitReader(lagBytes),
                 (element, output, state) -> {
-                    DataInputDeserializer in = new DataInputDeserializer(element.record.payload());
-                    output.collect(serializer.deserialize(in), element.record.timestamp());
+                    // The operator's internal records (its logged input) are not tuples.
+                    if (CecRecordKind.isTuple(element.record.payload())) {
+                        DataInputDeserializer in = new DataInputDeserializer(element.record.payload());
+                        output.collect(serializer.deserialize(in), element.record.timestamp());
+                    }
                     state.next = element.next;
                 },
                 new Configuration(),

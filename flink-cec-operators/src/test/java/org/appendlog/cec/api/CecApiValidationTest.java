@@ -31,6 +31,7 @@ class CecApiValidationTest {
     @Test
     void defaultsNeedOnlyTheLogPath() {
         CecOptions options = CecOptions.builder("file:///tmp/cec").build();
+        assertThat(options.mode()).isEqualTo(CecMode.EVENTUAL);
         assertThat(options.periodMillis()).isEqualTo(1000);
         assertThat(options.slowThresholdMillis()).isEqualTo(10_000);
         assertThat(options.maxWindowsPerShot()).isEqualTo(1000);
@@ -47,9 +48,11 @@ class CecApiValidationTest {
         config.setString("cec.policy.period", "250 ms");
         config.setString("cec.policy.slow-threshold", "2 s");
         config.setString("cec.policy.max-windows-per-shot", "7");
+        config.setString("cec.mode", "open-only");
         config.setString("cec.log.retention.time", "1 h");
         config.setString("cec.log.retention.size", "10 gb");
         CecOptions options = CecOptions.fromConfiguration(config);
+        assertThat(options.mode()).isEqualTo(CecMode.OPEN_ONLY);
         assertThat(options.logPath().toUri().getScheme()).isEqualTo("hdfs");
         assertThat(options.periodMillis()).isEqualTo(250);
         assertThat(options.slowThresholdMillis()).isEqualTo(2000);
@@ -69,6 +72,12 @@ class CecApiValidationTest {
         assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec")
                         .set(CecConfigOptions.LOG_SEGMENT_SIZE, MemorySize.parse("100b")).build())
                 .hasMessageContaining("cec.log.segment-size");
+        Configuration badMode = new Configuration();
+        badMode.setString("cec.log.path", "file:///tmp/cec");
+        badMode.setString("cec.mode", "barriers");
+        assertThatThrownBy(() -> CecOptions.fromConfiguration(badMode))
+                .hasMessageContaining("cec.mode")
+                .hasMessageContaining("barriers");
         assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").retentionTime(Duration.ZERO).build())
                 .hasMessageContaining("'cec.log.retention.time': must be positive");
         assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").retentionSize(MemorySize.ZERO).build())

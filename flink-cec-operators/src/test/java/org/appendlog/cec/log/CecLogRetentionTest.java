@@ -4,6 +4,7 @@ import org.appendlog.cec.CecMiniCluster;
 import org.appendlog.cec.CommittedResults;
 import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecConfigOptions;
+import org.appendlog.cec.api.CecMode;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordKind;
@@ -80,6 +81,8 @@ class CecLogRetentionTest {
         File dir = new File(tmp, "stream");
         CecOptions options =
                 CecOptions.builder(dir.toURI().toString())
+                        // The horizon below is barrier mode's recovery scan (eventual mode's is in its checkpoint).
+                        .mode(CecMode.BARRIER)
                         .period(Duration.ofMillis(50))
                         .slowThreshold(Duration.ofMillis(100))
                         .retentionSize(new MemorySize(RETENTION_BYTES))

@@ -42,6 +42,7 @@ class CecEndOfEventTimeTest {
         CecWindowOperator<String, Tuple2<String, Long>, Long, Long, TimeWindow> operator =
                 new CecWindowOperator<>(
                         windows,
+                        Types.TUPLE(Types.STRING, Types.LONG),
                         0,
                         new WordCountJob.Count(),
                         type,

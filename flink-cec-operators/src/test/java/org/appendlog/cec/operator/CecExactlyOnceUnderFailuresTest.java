@@ -3,6 +3,7 @@ package org.appendlog.cec.operator;
 import org.appendlog.cec.CecMiniCluster;
 import org.appendlog.cec.CommittedResults;
 import org.appendlog.cec.WordCountJob;
+import org.appendlog.cec.api.CecMode;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordKind;
@@ -30,11 +31,12 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.File;
 import java.nio.file.Files;
@@ -59,7 +61,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * checkpoints under backpressure, where the restored checkpoints hold word events and the
  * operator's own tuples in flight: Flink's REST API shows the restored checkpoint unaligned with
  * persisted in-flight bytes, and after the last restore the tasks behind the operator receive, of
- * every kind, more tuples than it emits: those the checkpoint held in flight.
+ * every kind it writes, more tuples than it emits: those the checkpoint held in flight. Every
+ * {@link CecMode} runs, compared with a failure-free run in barrier mode.
  */
 class CecExactlyOnceUnderFailuresTest {
 
@@ -90,37 +93,53 @@ class CecExactlyOnceUnderFailuresTest {
         }
         PENDING_FAILURES.clear();
         File dir = new File(tmp, "baseline");
-        failureFreeResults = persistedResults(dir, runJob(dir, new WordCountJob.Count(), false).type);
+        failureFreeResults =
+                persistedResults(dir, runJob(dir, CecMode.BARRIER, new WordCountJob.Count(), false).type);
         // Every event lies in 4 sliding windows and every window fires by the end of input.
         long total = failureFreeResults.stream().mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf('|') + 1))).sum();
         assertThat(total).isEqualTo(EVENTS * 4);
     }
 
-    @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {11, 23, 37})
-    void persistedResultsAreExactlyOnce(long seed) throws Exception {
-        persistedResultsAreExactlyOnce(seed, new WordCountJob.Count(), new File(tmp, "seed-" + seed), false);
+    /** Every seed in the default mode, one in each other mode (each run takes seconds). */
+    static Stream<Arguments> modesAndSeeds() {
+        return Stream.of(
+                Arguments.of(CecMode.EVENTUAL, 11L),
+                Arguments.of(CecMode.EVENTUAL, 23L),
+                Arguments.of(CecMode.EVENTUAL, 37L),
+                Arguments.of(CecMode.OPEN_ONLY, 23L),
+                Arguments.of(CecMode.BARRIER, 37L));
+    }
+
+    @ParameterizedTest(name = "{0}, seed {1}")
+    @MethodSource("modesAndSeeds")
+    void persistedResultsAreExactlyOnce(CecMode mode, long seed) throws Exception {
+        persistedResultsAreExactlyOnce(
+                mode, seed, new WordCountJob.Count(), new File(tmp, mode + "-seed-" + seed), false);
     }
 
     /**
      * Unaligned checkpoints (from the start, no aligned phase) under backpressure: every tuple the
-     * CEC operator emits crosses the network to slowed tasks, so its OPEN, CHECK and RESULT tuples,
-     * also the CHECKs written before a barrier, wait in the network behind the barriers, and the
-     * word events wait before the operator; the checkpoints persist both as channel state, and a
-     * restore sends them on again.
+     * CEC operator emits crosses the network to slowed tasks, so its OPEN, CHECK and RESULT tuples
+     * (in barrier mode also the CHECKs written before a barrier) wait in the network behind the
+     * barriers, and the word events wait before the operator; the checkpoints persist both as
+     * channel state, and a restore sends them on again.
      */
-    @Test
-    void persistedResultsAreExactlyOnceWithUnalignedCheckpoints(@InjectClusterClient RestClusterClient<?> client)
-            throws Exception {
-        File dir = new File(tmp, "unaligned");
-        JobID jobId = persistedResultsAreExactlyOnce(11, new WordCountJob.Count(), dir, true);
+    @ParameterizedTest
+    @EnumSource(CecMode.class)
+    void persistedResultsAreExactlyOnceWithUnalignedCheckpoints(
+            CecMode mode, @InjectClusterClient RestClusterClient<?> client) throws Exception {
+        File dir = new File(tmp, mode + "-unaligned");
+        JobID jobId = persistedResultsAreExactlyOnce(mode, 11, new WordCountJob.Count(), dir, true);
 
         CheckpointHistory checkpoints = CheckpointHistory.of(client, jobId);
         Map<CecRecordKind, Long> inFlight = tuplesRestoredInFlight();
-        System.out.printf("unaligned: restored %s holding in flight %s tuples of the CEC operator; %s%n",
-                checkpoints.restored(), inFlight, checkpoints.summary());
+        System.out.printf("unaligned, %s: restored %s holding in flight %s tuples of the CEC operator; %s%n",
+                mode, checkpoints.restored(), inFlight, checkpoints.summary());
         // REST reports the last of the three restores.
         checkpoints.assertRestoredUnalignedWithInFlightData();
+        if (mode == CecMode.OPEN_ONLY) {
+            assertThat(inFlight.remove(CecRecordKind.CHECK)).as("CHECK tuples of open-only mode").isZero();
+        }
         assertThat(inFlight)
                 .as("tuples of the CEC operator that the last restored checkpoint held in flight, per kind")
                 .allSatisfy((kind, n) -> assertThat(n).as("%s tuples", kind).isPositive());
@@ -152,15 +171,16 @@ class CecExactlyOnceUnderFailuresTest {
      * Restored windows get their accumulators from CHECK tuples, written with the job's serializers:
      * a Kryo serializer that the job registers after {@code aggregate()} must be used for them.
      */
-    @Test
-    void anAccumulatorThatNeedsARegisteredKryoSerializerIsRestored() throws Exception {
+    @ParameterizedTest
+    @EnumSource(CecMode.class)
+    void anAccumulatorThatNeedsARegisteredKryoSerializerIsRestored(CecMode mode) throws Exception {
         assertThat(TypeInformation.of(LongAdder.class)).isInstanceOf(GenericTypeInfo.class);
-        persistedResultsAreExactlyOnce(11, new AdderCount(), new File(tmp, "kryo"), false);
+        persistedResultsAreExactlyOnce(mode, 11, new AdderCount(), new File(tmp, mode + "-kryo"), false);
     }
 
     /** Runs the job with three failures from {@code seed} and checks its persisted RESULTs; returns its id. */
     private static <ACC> JobID persistedResultsAreExactlyOnce(
-            long seed, AggregateFunction<Tuple2<String, Long>, ACC, Long> count, File dir,
+            CecMode mode, long seed, AggregateFunction<Tuple2<String, Long>, ACC, Long> count, File dir,
             boolean unalignedUnderBackpressure) throws Exception {
         failureFreeRun();
         Random random = new Random(seed);
@@ -172,16 +192,18 @@ class CecExactlyOnceUnderFailuresTest {
         PENDING_FAILURES.add("source:" + (EVENTS / 2 + random.nextInt((int) EVENTS / 2 - 2_000)));
         PENDING_FAILURES.add("result:" + (500 + random.nextInt(3_000)));
 
-        Run<ACC> run = runJob(dir, count, unalignedUnderBackpressure);
+        Run<ACC> run = runJob(dir, mode, count, unalignedUnderBackpressure);
 
         assertThat(FAILURES.get()).as("injected failures that fired").isEqualTo(3);
         List<String> results = persistedResults(dir, run.type);
         assertThat(results).as("no duplicates").doesNotHaveDuplicates();
         assertThat(results).as("same results as the failure-free run").isEqualTo(failureFreeResults);
-        // Each restore continued the stream in new segment files; the failed attempts' files stay as they were.
+        // Restores continued the stream in new segment files; the failed attempts' files stay as they were.
+        // An attempt that fails again while its CEC subtasks still restore (a task behind them can fail on
+        // in-flight tuples of the restored checkpoint at once) opens no segment, so not every attempt has one.
         try (Stream<java.nio.file.Path> files = Files.walk(dir.toPath())) {
             long segments = files.filter(p -> p.getFileName().toString().endsWith(".log")).count();
-            assertThat(segments).as("segments of 2 subtasks over 4 attempts").isGreaterThanOrEqualTo(2 * 4);
+            assertThat(segments).as("segments of 2 subtasks over at least 2 of the 4 attempts").isGreaterThanOrEqualTo(2 * 2);
         }
         return run.jobId;
     }
@@ -202,8 +224,8 @@ class CecExactlyOnceUnderFailuresTest {
      * checkpoints, and the CEC operator's output sent over the network to slowed tasks.
      */
     private static <ACC> Run<ACC> runJob(
-            File dir, AggregateFunction<Tuple2<String, Long>, ACC, Long> count, boolean unalignedUnderBackpressure)
-            throws Exception {
+            File dir, CecMode mode, AggregateFunction<Tuple2<String, Long>, ACC, Long> count,
+            boolean unalignedUnderBackpressure) throws Exception {
         Configuration config = new Configuration();
         if (unalignedUnderBackpressure) {
             config.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
@@ -223,6 +245,7 @@ class CecExactlyOnceUnderFailuresTest {
                         .aggregate(
                                 count,
                                 CecOptions.builder(dir.toURI().toString())
+                                        .mode(mode)
                                         .period(Duration.ofMillis(100))
                                         .slowThreshold(Duration.ofMillis(200))
                                         .maxWindowsPerShot(50)

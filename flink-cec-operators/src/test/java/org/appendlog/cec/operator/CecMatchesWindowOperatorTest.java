@@ -1,6 +1,7 @@
 package org.appendlog.cec.operator;
 
 import org.appendlog.cec.SumCount;
+import org.appendlog.cec.api.CecMode;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindowedStream;
@@ -35,9 +36,10 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.File;
 import java.time.Duration;
@@ -51,7 +53,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs the CEC operator and Flink's own {@code WindowOperator} side by side on the same keyed
- * input in one job and compares their results, for every supported window kind.
+ * input in one job and compares their results, for every supported window kind and every
+ * {@link CecMode}.
  */
 class CecMatchesWindowOperatorTest {
 
@@ -104,40 +107,45 @@ class CecMatchesWindowOperatorTest {
         return env.fromData(events()).setParallelism(1).assignTimestampsAndWatermarks(punctuated()).setParallelism(1);
     }
 
-    @Test
-    void tumblingEventTime() throws Exception {
-        Outcome o = runBoth(eventTimeInput(env()),
+    @ParameterizedTest
+    @EnumSource(CecMode.class)
+    void tumblingEventTime(CecMode mode) throws Exception {
+        Outcome o = runBoth(mode, eventTimeInput(env()),
                 k -> k.window(TumblingEventTimeWindows.of(Duration.ofSeconds(1))),
                 c -> c.window(TumblingEventTimeWindows.of(Duration.ofSeconds(1))));
         o.assertSame(true);
         assertThat(o.flinkLate).as("the input has late records").isGreaterThan(0);
     }
 
-    @Test
-    void slidingEventTime() throws Exception {
-        Outcome o = runBoth(eventTimeInput(env()),
+    @ParameterizedTest
+    @EnumSource(CecMode.class)
+    void slidingEventTime(CecMode mode) throws Exception {
+        Outcome o = runBoth(mode, eventTimeInput(env()),
                 k -> k.window(SlidingEventTimeWindows.of(Duration.ofSeconds(2), Duration.ofMillis(500))),
                 c -> c.window(SlidingEventTimeWindows.of(Duration.ofSeconds(2), Duration.ofMillis(500))));
         o.assertSame(true);
     }
 
-    @Test
-    void countWindowsPerKey() throws Exception {
-        Outcome o = runBoth(eventTimeInput(env()), k -> k.countWindow(7), c -> c.countWindow(7));
+    @ParameterizedTest
+    @EnumSource(CecMode.class)
+    void countWindowsPerKey(CecMode mode) throws Exception {
+        Outcome o = runBoth(mode, eventTimeInput(env()), k -> k.countWindow(7), c -> c.countWindow(7));
         o.assertSame(false);
     }
 
-    @Test
-    void tumblingProcessingTime() throws Exception {
-        Outcome o = runBoth(pacedInput(env()),
+    @ParameterizedTest
+    @EnumSource(CecMode.class)
+    void tumblingProcessingTime(CecMode mode) throws Exception {
+        Outcome o = runBoth(mode, pacedInput(env()),
                 k -> k.window(TumblingProcessingTimeWindows.of(Duration.ofSeconds(1))),
                 c -> c.window(TumblingProcessingTimeWindows.of(Duration.ofSeconds(1))));
         o.assertSame(false);
     }
 
-    @Test
-    void slidingProcessingTime() throws Exception {
-        Outcome o = runBoth(pacedInput(env()),
+    @ParameterizedTest
+    @EnumSource(CecMode.class)
+    void slidingProcessingTime(CecMode mode) throws Exception {
+        Outcome o = runBoth(mode, pacedInput(env()),
                 k -> k.window(SlidingProcessingTimeWindows.of(Duration.ofSeconds(2), Duration.ofSeconds(1))),
                 c -> c.window(SlidingProcessingTimeWindows.of(Duration.ofSeconds(2), Duration.ofSeconds(1))));
         o.assertSame(false);
@@ -173,6 +181,7 @@ class CecMatchesWindowOperatorTest {
     }
 
     private <W extends Window> Outcome runBoth(
+            CecMode mode,
             DataStream<Tuple3<String, Long, Long>> input,
             Function<KeyedStream<Tuple3<String, Long, Long>, String>, WindowedStream<Tuple3<String, Long, Long>, String, W>> flinkWindow,
             Function<CecWindows<Tuple3<String, Long, Long>, String>, CecWindowedStream<Tuple3<String, Long, Long>, String, W>> cecWindow)
@@ -191,7 +200,7 @@ class CecMatchesWindowOperatorTest {
                         .name("flink-window");
         DataStream<CecRecord<String, W, org.apache.flink.api.java.tuple.Tuple2<Long, Long>, String>> cec =
                 cecWindow.apply(CecWindows.of(keyed))
-                        .aggregate(new SumCount(), CecOptions.builder(tmp.toURI().toString()).period(Duration.ofMillis(50))
+                        .aggregate(new SumCount(), CecOptions.builder(tmp.toURI().toString()).mode(mode).period(Duration.ofMillis(50))
                                 .slowThreshold(Duration.ofMillis(100)).build())
                         .name("cec-window");
         DataStream<String> cecResults =

@@ -8,13 +8,10 @@ import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.RecordCursor;
 import org.appendlog.statebackend.restore.RestoredCheckpoint;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.core.plugin.PluginUtils;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -45,37 +42,27 @@ import java.util.Map;
  *
  * PATH is a segment file, a directory (every {@code .seg} below it) or a checkpoint's {@code
  * _metadata} (the batches its append-log handles list, and with {@code inspect} the files they
- * refer to), on any Flink file system, configured as in {@code FLINK_CONF_DIR} if that is set
- * (with its plugins), so that storages such as {@code hbase://} or {@code s3://} are found.
+ * refer to), on any Flink file system that the caller has initialised. It prints text as it goes
+ * and collects a {@link LogReport}; the command line ({@code appendlog-log-tool}) parses the
+ * arguments, configures the file systems and chooses between the text and JSON.
  */
 public final class LogTool {
 
     private final PrintStream out;
-    private int problems;
-    private long totalBytes;
-    /** The batches' bytes with their records uncompressed, which live record bytes compare to. */
-    private long rawBytes;
-    private long batches;
+    private final LogReport report = new LogReport();
     /** Per state and serialized key and namespace: checkpoint id and length of the latest record. */
     private final Map<String, long[]> latest = new HashMap<>();
 
+    /** @param out where the text goes as the tool reads */
     public LogTool(PrintStream out) {
         this.out = out;
     }
 
-    public static void main(String[] args) throws Exception {
-        if (args.length != 2 || !(args[0].equals("verify") || args[0].equals("inspect"))) {
-            System.err.println("usage: appendlog-log verify|inspect <segment | directory | _metadata>");
-            System.exit(2);
-        }
-        Configuration config = GlobalConfiguration.loadConfiguration();
-        FileSystem.initialize(config, PluginUtils.createPluginManagerFromRootFolder(config));
-        LogTool tool = new LogTool(System.out);
-        int problems = tool.run(args[0].equals("inspect"), new Path(args[1]));
-        System.exit(problems == 0 ? 0 : 1);
-    }
-
-    /** Checks (and with {@code inspect} describes) everything at {@code path}; returns the problems. */
+    /**
+     * Checks (and with {@code inspect} describes) everything at {@code path}; returns the number of
+     * problems found. An exception means the tool could not read {@code path} itself (missing,
+     * unreachable file system, I/O error), not that the log is damaged.
+     */
     public int run(boolean inspect, Path path) throws Exception {
         FileSystem fs = path.getFileSystem();
         if (path.getName().equals("_metadata")) {
@@ -85,20 +72,25 @@ public final class LogTool {
                 runOnSegment(inspect, fs, segment);
             }
         }
-        long live = 0;
         for (long[] record : latest.values()) {
-            live += record[1];
+            report.liveRecordBytes += record[1];
+            report.liveEntries += record[1] > 0 ? 1 : 0;
         }
         out.printf(
                 "%d batch(es), %d bytes (%d uncompressed), %d live entries, %d live record bytes (live ratio %.3f), %d problem(s)%n",
-                batches,
-                totalBytes,
-                rawBytes,
-                latest.values().stream().filter(r -> r[1] > 0).count(),
-                live,
-                rawBytes == 0 ? 0 : (double) live / rawBytes,
-                problems);
-        return problems;
+                report.batches().size(),
+                report.totalBytes,
+                report.uncompressedBytes,
+                report.liveEntries,
+                report.liveRecordBytes,
+                report.liveRatio(),
+                report.problems().size());
+        return report.problems().size();
+    }
+
+    /** What the last {@link #run} found. */
+    public LogReport report() {
+        return report;
     }
 
     private static List<Path> segmentsUnder(FileSystem fs, Path path) throws IOException {
@@ -120,6 +112,7 @@ public final class LogTool {
     private void runOnSegment(boolean inspect, FileSystem fs, Path segment) throws IOException {
         long length = fs.getFileStatus(segment).getLen();
         String file = segment.toString();
+        report.add(new LogReport.Segment(file, length));
         if (inspect) {
             out.printf("segment %s (%d bytes)%n", file, length);
         }
@@ -162,6 +155,7 @@ public final class LogTool {
                     Checkpoints.loadCheckpointMetadata(
                             in, LogTool.class.getClassLoader(), metadata.getParent().toString());
         }
+        report.checkpointId = checkpoint.getCheckpointId();
         out.printf("checkpoint %d (%s)%n", checkpoint.getCheckpointId(), metadata);
         for (OperatorState operator : checkpoint.getOperatorStates()) {
             for (Map.Entry<Integer, OperatorSubtaskState> subtask : operator.getSubtaskStates().entrySet()) {
@@ -174,6 +168,9 @@ public final class LogTool {
                             RestoredCheckpoint.read(
                                     (IncrementalRemoteKeyedStateHandle) keyed,
                                     LogTool.class.getClassLoader());
+                    for (StreamStateHandle segment : restored.segments().values()) {
+                        report.add(new LogReport.Segment(LogScanner.describe(segment), segment.getStateSize()));
+                    }
                     if (inspect) {
                         out.printf(
                                 "operator %s subtask %d: key groups %s, %d batch(es) in %d segment(s)%n",
@@ -218,20 +215,22 @@ public final class LogTool {
                 if (count[0] != index.recordCount) {
                     problem(file, location.offset(), "header counts " + index.recordCount + " records, the batch holds " + count[0]);
                 }
-                batches++;
-                totalBytes += location.length();
-                rawBytes += index.location.rawLength();
+                LogReport.Batch read =
+                        new LogReport.Batch(
+                                file,
+                                location.offset(),
+                                location.length(),
+                                index.location.checkpointId(),
+                                index.location.minCheckpointId(),
+                                location.keyGroups().getStartKeyGroup(),
+                                location.keyGroups().getEndKeyGroup(),
+                                count[0],
+                                index.stateNames);
+                report.add(read);
+                report.totalBytes += location.length();
+                report.uncompressedBytes += index.location.rawLength();
                 if (inspect) {
-                    out.printf(
-                            "  batch at offset %d: %d bytes, checkpoint %d (records from %d), key groups %d-%d, %d records, states %s%n",
-                            location.offset(),
-                            location.length(),
-                            index.location.checkpointId(),
-                            index.location.minCheckpointId(),
-                            location.keyGroups().getStartKeyGroup(),
-                            location.keyGroups().getEndKeyGroup(),
-                            count[0],
-                            index.stateNames);
+                    out.println("  " + read.describe());
                 }
             } catch (IOException | InterruptedException e) {
                 problem(file, location.offset(), e.getMessage());
@@ -256,7 +255,7 @@ public final class LogTool {
     }
 
     private void problem(String file, long offset, String what) {
-        problems++;
+        report.add(new LogReport.Problem(file, offset, what));
         String message = what != null && what.startsWith("Corrupt state log") ? what : "Problem in " + file + " at offset " + offset + ": " + what;
         out.println("PROBLEM " + message);
     }

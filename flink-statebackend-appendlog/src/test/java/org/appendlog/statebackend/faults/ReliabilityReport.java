@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  * java -cp flink-statebackend-appendlog/target/test-classes \
  *     org.appendlog.statebackend.faults.ReliabilityReport docs/reliability.md \
  *     flink-statebackend-appendlog/target/reliability flink-hbase-checkpoint/target/reliability \
- *     flink-cec-operators/target/reliability
+ *     flink-cec-operators/target/reliability appendlog-log-tool/target/reliability
  * </pre>
  */
 public final class ReliabilityReport {
@@ -44,9 +44,12 @@ public final class ReliabilityReport {
         TITLES.put("cec-log-retention", "CEC operators: log retention killed in the middle of its deletions (`LogRetentionTest`)");
         TITLES.put("cec-log-retention-job", "CEC operators: a job that fails while retention deletes its log, and a read from before the earliest kept record (`CecLogRetentionTest`)");
         TITLES.put("cec-log-following", "CEC operators: a live reader while the writing job fails (`CecLogFollowingTest`)");
+        TITLES.put("cec-eventual-recovery", "CEC operators: jobs failed in eventual and open-only mode, and savepoints restored in another mode (`CecEventualModeTest`)");
         TITLES.put("cec-fuzzed-log", "CEC operators: stream segments and time indexes mutated thousands of ways, by kind of mutation (`FuzzedSegmentsTest`)");
         TITLES.put("hbase-faults", "HBase storage: cluster faults during a checkpoint, lost rows, cells above the client's limit (`HBaseFaultsITCase`)");
         TITLES.put("hbase-job-id", "HBase storage: a new run under the job id of a run with a retained checkpoint (`HBaseCheckpointStorageJobITCase`)");
+        TITLES.put("log-tool-input", "Log tool (`appendlog-log`): a damaged log, bad arguments, a missing path, an unreachable NameNode (`LogToolCommandTest`)");
+        TITLES.put("log-tool-hdfs", "Log tool (`appendlog-log`) on HDFS: a good and a damaged log (`LogToolCommandOnHdfsTest`)");
         TITLES.put("hbase-input", "HBase storage: bad options (`HBaseInputValidationTest`)");
     }
 

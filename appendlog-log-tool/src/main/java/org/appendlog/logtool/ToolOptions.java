@@ -1,0 +1,48 @@
+package org.appendlog.logtool;
+
+import org.apache.flink.core.fs.Path;
+
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.File;
+
+/** What {@code verify} and {@code inspect} take. */
+final class ToolOptions {
+
+    @Parameters(
+            paramLabel = "PATH",
+            converter = FlinkPathConverter.class,
+            description =
+                    "A segment file, a directory (every .seg below it) or a checkpoint's _metadata,"
+                            + " on any Flink file system (file://, hdfs://, s3://, hbase://, ...).")
+    Path path;
+
+    @Option(
+            names = "--json",
+            description = "Print one JSON document (segments, batches, problems, totals) instead of text.")
+    boolean json;
+
+    @Option(
+            names = "--conf-dir",
+            paramLabel = "DIR",
+            defaultValue = "${env:FLINK_CONF_DIR}",
+            description =
+                    "Flink configuration directory whose file system settings apply"
+                            + " (default: FLINK_CONF_DIR; if neither, Flink's defaults). Plugins are"
+                            + " loaded from FLINK_PLUGINS_DIR (default: ./plugins).")
+    private String confDir;
+
+    File confDir() {
+        return confDir == null || confDir.isEmpty() ? null : new File(confDir);
+    }
+
+    /** A Flink path, so that a malformed one is a usage error. */
+    static final class FlinkPathConverter implements ITypeConverter<Path> {
+        @Override
+        public Path convert(String value) {
+            return new Path(value);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package org.appendlog.logtool;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+/** One run of {@code appendlog-log} (in this JVM or as a process): its exit code and what it printed. */
+final class ToolRun {
+
+    final int exit;
+    final String out;
+    final String err;
+
+    ToolRun(int exit, String out, String err) {
+        this.exit = exit;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Runs the command in this JVM. */
+    static ToolRun of(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit =
+                LogToolCommand.execute(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8),
+                        args);
+        return new ToolRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** The exit code and the first line that explains it, for {@code ReliabilityLog}. */
+    String outcome() {
+        String first =
+                (err.isEmpty() ? out : err).lines()
+                        .filter(line -> !line.isBlank())
+                        .findFirst()
+                        .orElse("");
+        return "exit " + exit + ": " + first;
+    }
+
+    JsonNode json() throws IOException {
+        return new ObjectMapper().readTree(out);
+    }
+
+    @Override
+    public String toString() {
+        return "exit " + exit + "\nstdout:\n" + out + "\nstderr:\n" + err;
+    }
+}
