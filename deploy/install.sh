@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the plugins from the binary distribution as a user does: checks the archive against its .sha512,
-# unpacks it under the work directory and copies its plugin jars (lib/flink-*.jar) into the lib/ of the Flink layout that
-# deploy/flink.sh starts (replacing what an earlier install put there). Run it before deploy/flink.sh start.
+# unpacks it under the work directory and copies its plugin jars (lib/flink-*.jar) into the lib/ of the Flink
+# layout that deploy/flink.sh starts (replacing what an earlier install put there); deploy/appendlog-log.sh
+# runs the log tool's jar from the unpacked lib/. Run it before deploy/flink.sh start.
 # Usage: deploy/install.sh [appendlog-<version>-bin.tgz]   (default: the one in distribution/target, built by
 #        ./mvnw -B package -DskipTests -pl distribution -am)
 set -euo pipefail
