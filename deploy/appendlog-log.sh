@@ -8,6 +8,6 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-[[ -n $APPENDLOG_LOG_TOOL_JAR ]] || die "no appendlog-log-tool/target/appendlog-log-tool-*.jar: build it with ./mvnw package"
+[[ -n $APPENDLOG_LOG_TOOL_JAR ]] || die "no appendlog-log-tool jar in $WORK_DIR/dist/appendlog-*/lib: install the distribution with deploy/install.sh"
 APPENDLOG_PLUGIN_JARS=$APPENDLOG_LOG_TOOL_JAR:$APPENDLOG_PLUGIN_JARS
 exec_cli appendlog-log org.appendlog.logtool.LogToolCommand "$@"

@@ -26,10 +26,13 @@ HBASE_ROOTDIR_KIND=${HBASE_ROOTDIR_KIND:-hdfs}
 
 HDFS_URI=hdfs://$BIND_HOST:$NAMENODE_PORT
 
-# The project's plugin jars, as built by `./mvnw package`: what a user copies into Flink's lib/.
-APPENDLOG_PLUGIN_JARS=${APPENDLOG_PLUGIN_JARS:-$(ls "$REPO_HOME"/flink-statebackend-appendlog/target/flink-statebackend-appendlog-*[0-9T].jar "$REPO_HOME"/flink-hbase-checkpoint/target/flink-hbase-checkpoint-*-flink-lib.jar 2>/dev/null | tr '\n' ':' || true)}
-# The log tool's jar (the command line and its relocated picocli), run by deploy/appendlog-log.sh.
-APPENDLOG_LOG_TOOL_JAR=${APPENDLOG_LOG_TOOL_JAR:-$(ls "$REPO_HOME"/appendlog-log-tool/target/appendlog-log-tool-*[0-9T].jar 2>/dev/null | head -n 1 || true)}
+# Flink's lib/ in the layout that deploy/flink.sh starts (Flink's own jars come from deploy/classpath/flink):
+# deploy/install.sh copies the distribution's lib/flink-*.jar here, as a user copies them into flink/lib.
+FLINK_LIB=$WORK_DIR/flink/lib
+APPENDLOG_PLUGIN_JARS=$(ls "$FLINK_LIB"/*.jar 2>/dev/null | tr '\n' ':' || true)
+# The log tool's jar (the command line and its relocated picocli) in the installed distribution, run by
+# deploy/appendlog-log.sh.
+APPENDLOG_LOG_TOOL_JAR=${APPENDLOG_LOG_TOOL_JAR:-$(ls "$WORK_DIR"/dist/appendlog-*/lib/appendlog-log-tool-*.jar 2>/dev/null | head -n 1 || true)}
 
 # The JVMs run on Java 17: Flink, Hadoop and HBase reflect into these packages.
 JAVA_OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/java.text=ALL-UNNAMED --add-opens=java.base/java.time=ALL-UNNAMED --add-opens=java.base/java.math=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/sun.net.util=ALL-UNNAMED"

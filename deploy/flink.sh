@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A standalone Flink 1.20 session cluster on loopback, as bin/jobmanager.sh and bin/taskmanager.sh start it:
-# the "lib" classpath is Flink's jars, the project's plugin jars (APPENDLOG_PLUGIN_JARS) and the Hadoop
-# client classpath (as HADOOP_CLASSPATH would add it); conf/flink-conf.yaml selects the appendlog state
-# backend (log on HDFS) and the HBase checkpoint storage.
+# the "lib" classpath is Flink's jars, the plugin jars that deploy/install.sh put into <work>/flink/lib and
+# the Hadoop client classpath (as HADOOP_CLASSPATH would add it); conf/flink-conf.yaml selects the appendlog
+# state backend (log on HDFS) and the HBase checkpoint storage.
 # Usage: deploy/flink.sh start|stop|start-jobmanager
 #        deploy/flink.sh start-taskmanager|stop-taskmanager|kill-taskmanager [N]
 # TaskManagers are numbered (N, default 1): a replacement for a killed one gets a new number.
@@ -72,7 +72,7 @@ LOG
   cp "$CONF/log4j.properties" "$CONF/log4j-cli.properties"
 }
 
-[[ -n $APPENDLOG_PLUGIN_JARS ]] || die "the plugin jars are not built: run ./mvnw package -DskipTests -pl flink-statebackend-appendlog,flink-hbase-checkpoint (or set APPENDLOG_PLUGIN_JARS)"
+[[ -n $APPENDLOG_PLUGIN_JARS ]] || die "no plugin jars in $FLINK_LIB: install the distribution with deploy/install.sh"
 
 # What bin/config.sh puts together: lib/ (Flink and the plugins), then HADOOP_CLASSPATH.
 FLINK_CLASSPATH=$(classpath flink):${APPENDLOG_PLUGIN_JARS%:}:$(classpath hadoop)

@@ -30,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The product deployed as a user deploys it: HDFS (NameNode, DataNode), HBase (HMaster with its ZooKeeper)
  * and a Flink session cluster (JobManager, TaskManager) as separate processes started by {@code deploy/},
- * the plugin jars in Flink's lib classpath, {@code flink-conf.yaml} selecting the appendlog state backend
- * (log on {@code hdfs://}) and the HBase checkpoint storage, jobs submitted through Flink's CLI.
+ * the plugin jars installed from the binary distribution into Flink's lib, {@code flink-conf.yaml} selecting
+ * the appendlog state backend (log on {@code hdfs://}) and the HBase checkpoint storage, jobs submitted
+ * through Flink's CLI.
  *
  * <p>One word count runs through a TaskManager crash ({@code kill -9}) and a replacement TaskManager, then
  * is cancelled with its checkpoint retained, when its log on HDFS must hold only what that checkpoint refers to;
@@ -65,6 +66,8 @@ class DeployedWordCountITCase {
                         work.resolve("checked-word-count.jar"),
                         CheckedWordCount.class.getName());
         cluster = new DeployedCluster(repo, work);
+        // As a user installs the plugins: from the binary distribution into Flink's lib/.
+        cluster.script("install.sh", System.getProperty("e2e.distribution"));
         cluster.script("cluster.sh", "start");
     }
 
