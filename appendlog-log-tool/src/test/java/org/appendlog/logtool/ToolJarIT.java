@@ -42,7 +42,7 @@ class ToolJarIT {
     static void layOutDistribution() throws IOException {
         try (Stream<java.nio.file.Path> files = Files.list(Paths.get("target"))) {
             List<java.nio.file.Path> jars =
-                    files.filter(f -> f.getFileName().toString().matches("appendlog-log-tool-[0-9.]+(-SNAPSHOT)?\\.jar"))
+                    files.filter(f -> f.getFileName().toString().matches("appendlog-log-tool-[0-9.]+-[0-9.]+(-SNAPSHOT)?\\.jar"))
                             .collect(Collectors.toList());
             assertThat(jars).as("the packaged tool jar in target/").hasSize(1);
             toolJar = jars.get(0);
