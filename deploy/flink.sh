@@ -1,4 +1,18 @@
 #!/usr/bin/env bash
+# Copyright AppendLog contributors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # A standalone Flink 1.20 session cluster on loopback, as bin/jobmanager.sh and bin/taskmanager.sh start it:
 # the "lib" classpath is Flink's jars, the plugin jars that deploy/install.sh put into <work>/flink/lib and
 # the Hadoop client classpath (as HADOOP_CLASSPATH would add it); conf/flink-conf.yaml selects the appendlog

@@ -1,4 +1,18 @@
 #!/usr/bin/env bash
+# Copyright AppendLog contributors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # Installs the plugins from the binary distribution as a user does: checks the archive against its .sha512,
 # unpacks it under the work directory and copies its plugin jars (lib/flink-*.jar) into the lib/ of the Flink
 # layout that deploy/flink.sh starts (replacing what an earlier install put there); deploy/appendlog-log.sh

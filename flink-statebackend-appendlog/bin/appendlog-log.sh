@@ -1,4 +1,18 @@
 #!/usr/bin/env bash
+# Copyright AppendLog contributors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # appendlog-log verify|inspect [--json] [--conf-dir DIR] <segment | directory | _metadata>  (--help for more)
 # Runs on a Flink installation: the classpath is $FLINK_HOME/lib/* (which holds flink-statebackend-appendlog,
 # and for hbase:// checkpoints flink-hbase-checkpoint's flink-lib jar) plus the tool jar, found in the lib/
