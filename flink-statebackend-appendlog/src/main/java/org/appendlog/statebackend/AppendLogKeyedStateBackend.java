@@ -433,6 +433,10 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         background.shutdownNow();
         super.dispose();
         heap.dispose();
+        // The heap backend drops its tables; so does this one, so that a disposed backend that is
+        // still referenced (a task's field until the next attempt builds its own) holds no state.
+        states.clear();
+        statesByName.clear();
         IOUtils.closeQuietly(log);
     }
 
