@@ -158,7 +158,9 @@ public final class HBaseCheckpointStorage
             throws IllegalConfigurationException {
         Configuration merged = Configuration.fromMap(config.toMap());
         merged.addAll(explicitOptions);
-        return new HBaseCheckpointStorage(merged);
+        HBaseCheckpointStorage configured = new HBaseCheckpointStorage(merged);
+        configured.warnOfWalRisk(LOG);
+        return configured;
     }
 
     HBaseStorageSettings settings() {
@@ -177,7 +179,6 @@ public final class HBaseCheckpointStorage
 
     @Override
     public CheckpointStorageAccess createCheckpointStorage(JobID jobId) {
-        warnOfWalRisk();
         // Task managers create this before restoring: from here on, the hbase:// state handles
         // in restored metadata resolve to this table.
         CheckpointTables.register(settings);
@@ -232,10 +233,11 @@ public final class HBaseCheckpointStorage
         return new HBaseCompletedCheckpointStorageLocation(settings, parsed, metadataLength);
     }
 
-    private void warnOfWalRisk() {
+    /** Warns through {@code log} when the durability can lose rows of a completed checkpoint. */
+    void warnOfWalRisk(Logger log) {
         String risk = walRisk(settings.durability);
         if (risk != null) {
-            LOG.warn(
+            log.warn(
                     "Checkpoints to HBase table '{}' are written with {}: {}, and a restore from"
                             + " such a checkpoint fails. Use SYNC_WAL ('{}') unless losing"
                             + " checkpoints is acceptable.",

@@ -37,6 +37,7 @@ public final class HBaseCheckpointStorageFactory
     public HBaseCheckpointStorage createFromConfig(ReadableConfig config, ClassLoader classLoader)
             throws IllegalConfigurationException {
         HBaseCheckpointStorage storage = HBaseCheckpointStorage.fromConfig(config);
+        storage.warnOfWalRisk(LOG);
         LOG.debug("Checkpoint storage is {}", storage);
         return storage;
     }
