@@ -120,7 +120,10 @@ public final class LogRetention {
                 break; // the horizon's own segment stays
             }
             long newest = newestTimestamp(chain.get(kept), chain.get(kept + 1));
-            if (newest >= cutoff && remaining <= retentionBytes) {
+            // Records stamped Long.MIN_VALUE came before any watermark: they have no age, so only
+            // the size bound deletes them (else a stream's first records would always be expired).
+            boolean expired = newest != Long.MIN_VALUE && newest < cutoff;
+            if (!expired && remaining <= retentionBytes) {
                 break;
             }
             newestDeleted = newest;
