@@ -71,7 +71,9 @@ public final class ReliabilityLog {
                 .replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>")
                 .replaceAll("/tmp/junit-?\\d+", "<tmp>")
                 .replaceAll("[0-9a-f]{32}", "<job>")
-                .replaceAll("(127\\.0\\.0\\.1|localhost):\\d+", "$1:<port>");
+                .replaceAll("(127\\.0\\.0\\.1|localhost):\\d+", "$1:<port>")
+                // Hadoop's connection errors name the machine.
+                .replaceAll("Call From [^/\\s]+/", "Call From <host>/");
         if (s.length() > 600) {
             s = s.substring(0, 600) + " ...";
         }
