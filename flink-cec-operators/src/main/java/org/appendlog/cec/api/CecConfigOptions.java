@@ -33,7 +33,7 @@ public final class CecConfigOptions {
                     .noDefaultValue()
                     .withDescription(
                             "Directory (any Flink file system URI, e.g. hdfs:///cec/wordcount or "
-                                    + "file:///tmp/cec/wordcount) that holds this operator's persisted output "
+                                    + "file:///data/cec/wordcount) that holds this operator's persisted output "
                                     + "stream. One directory per operator; required. Not on an object store"
                                     + " (s3://, gs://, abfs://, oss://, ...), which publishes a file only when"
                                     + " it is closed: such a path fails when the job is built.");

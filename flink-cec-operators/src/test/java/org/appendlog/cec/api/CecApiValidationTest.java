@@ -46,7 +46,7 @@ class CecApiValidationTest {
 
     @Test
     void defaultsNeedOnlyTheLogPath() {
-        CecOptions options = CecOptions.builder("file:///tmp/cec").build();
+        CecOptions options = CecOptions.builder("file:///data/cec").build();
         assertThat(options.mode()).isEqualTo(CecMode.EVENTUAL);
         assertThat(options.periodMillis()).isEqualTo(1000);
         assertThat(options.slowThresholdMillis()).isEqualTo(10_000);
@@ -81,22 +81,22 @@ class CecApiValidationTest {
     void badValuesNameTheKey() {
         assertThatThrownBy(() -> CecOptions.fromConfiguration(new Configuration()))
                 .hasMessageContaining("cec.log.path");
-        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").maxWindowsPerShot(0).build())
+        assertThatThrownBy(() -> CecOptions.builder("file:///data/cec").maxWindowsPerShot(0).build())
                 .hasMessageContaining("cec.policy.max-windows-per-shot");
-        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").period(Duration.ofMillis(-1)).build())
+        assertThatThrownBy(() -> CecOptions.builder("file:///data/cec").period(Duration.ofMillis(-1)).build())
                 .hasMessageContaining("cec.policy.period");
-        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec")
+        assertThatThrownBy(() -> CecOptions.builder("file:///data/cec")
                         .set(CecConfigOptions.LOG_SEGMENT_SIZE, MemorySize.parse("100b")).build())
                 .hasMessageContaining("cec.log.segment-size");
         Configuration badMode = new Configuration();
-        badMode.setString("cec.log.path", "file:///tmp/cec");
+        badMode.setString("cec.log.path", "file:///data/cec");
         badMode.setString("cec.mode", "barriers");
         assertThatThrownBy(() -> CecOptions.fromConfiguration(badMode))
                 .hasMessageContaining("cec.mode")
                 .hasMessageContaining("barriers");
-        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").retentionTime(Duration.ZERO).build())
+        assertThatThrownBy(() -> CecOptions.builder("file:///data/cec").retentionTime(Duration.ZERO).build())
                 .hasMessageContaining("'cec.log.retention.time': must be positive");
-        assertThatThrownBy(() -> CecOptions.builder("file:///tmp/cec").retentionSize(MemorySize.ZERO).build())
+        assertThatThrownBy(() -> CecOptions.builder("file:///data/cec").retentionSize(MemorySize.ZERO).build())
                 .hasMessageContaining("'cec.log.retention.size': must be positive");
     }
 
@@ -134,9 +134,9 @@ class CecApiValidationTest {
     void aLogSourceNeedsTheOperatorsOutputType() {
         TypeInformation<CecRecord<String, TimeWindow, Long, Long>> generic =
                 TypeInformation.of(new TypeHint<CecRecord<String, TimeWindow, Long, Long>>() {});
-        assertThatThrownBy(() -> CecLogSource.of("file:///tmp/cec", generic, Long.MIN_VALUE))
+        assertThatThrownBy(() -> CecLogSource.of("file:///data/cec", generic, Long.MIN_VALUE))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("file:///tmp/cec")
+                .hasMessageContaining("file:///data/cec")
                 .hasMessageContaining("CecRecordTypeInfo")
                 .hasMessageContaining("cecStream.getType()")
                 .hasMessageContaining(generic.toString())
