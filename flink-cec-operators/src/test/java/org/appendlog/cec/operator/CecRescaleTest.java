@@ -26,8 +26,12 @@ import org.appendlog.cec.api.CecWindowedStream;
 import org.appendlog.cec.api.CecWindows;
 import org.appendlog.cec.log.CommitMarker;
 import org.appendlog.cec.log.PersistedStream;
+import org.appendlog.cec.source.CecLogSource;
+import org.appendlog.statebackend.faults.ReliabilityLog;
 
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -44,6 +48,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.datastream.WindowedStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.windows.GlobalWindow;
@@ -68,7 +73,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -85,6 +93,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class CecRescaleTest {
 
+    private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("cec-rescale");
+
     private static final long EVENTS = 6_000;
     private static final int WORDS = 40;
     private static final long MILLIS_PER_EVENT = 5;
@@ -93,6 +103,9 @@ class CecRescaleTest {
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = CecMiniCluster.withFourSlots();
+
+    /** What the live reader returned. */
+    static final Queue<String> FOLLOWED = new ConcurrentLinkedQueue<>();
 
     @TempDir File tmp;
 
@@ -141,6 +154,10 @@ class CecRescaleTest {
         }
         assertThat(committed).as("the streams after 2 -> 3 -> 1, each committed").isEqualTo(streams);
         assertThat(history(dir, type, windows)).as("RESULTs after 2 -> 3 -> 1").containsExactlyInAnyOrderElementsOf(expected);
+        RELIABILITY.record(
+                describe(windows, mode) + ": parallelism 2, cancelled, its retained checkpoint restored at 3, "
+                        + "stopped with a savepoint, restored at 1",
+                "the history read with CecLogSource holds exactly WindowOperator's " + expected.size() + " RESULTs");
 
         // The retained checkpoint of parallelism 2 again: its own streams go on, the rescaled ones are withdrawn.
         StreamExecutionEnvironment again = CecMiniCluster.environment(2, restoreFrom(retained.toURI().toString()));
@@ -151,6 +168,53 @@ class CecRescaleTest {
                 + "committed or withdrawn").isEqualTo(streams);
         assertThat(history(dir, type, windows)).as("RESULTs after restoring the parallelism-2 checkpoint again")
                 .containsExactlyInAnyOrderElementsOf(expected);
+        RELIABILITY.record(
+                describe(windows, mode) + ": then the retained parallelism-2 checkpoint restored again",
+                "restored; the 4 streams of the two later generations withdrawn; the history again holds exactly "
+                        + "WindowOperator's " + expected.size() + " RESULTs");
+    }
+
+    @Test
+    void aLiveReaderFollowsTheNewGenerationAndFailsOnceItsStreamIsWithdrawn() throws Exception {
+        File dir = new File(tmp, "stream");
+        List<String> expected = windowOperatorResults(Windows.SLIDING_EVENT_TIME);
+        TypeInformation<CecRecord<String, Window, Long, Long>> type =
+                job(StreamExecutionEnvironment.getExecutionEnvironment(), Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL,
+                        dir, 0);
+        StreamExecutionEnvironment follower = StreamExecutionEnvironment.getExecutionEnvironment();
+        follower.setParallelism(1); // the writer at parallelism 3 takes the other three slots
+        follower.setRestartStrategy(RestartStrategies.noRestart());
+        follower.fromSource(CecLogSource.following(dir.toURI().toString(), type, Long.MIN_VALUE),
+                        WatermarkStrategy.noWatermarks(), "live")
+                .filter(CecRecord::isResult)
+                .map(r -> describe(r.getKey(), r.getWindow(), r.getValue(), r.getTimestamp()))
+                .returns(String.class)
+                .addSink(new Follow());
+        FOLLOWED.clear();
+        JobClient reading = follower.executeAsync("follow");
+
+        File retained = runAndCancel(Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir);
+        StreamExecutionEnvironment three = CecMiniCluster.environment(3, restoreFrom(retained.toURI().toString()));
+        job(three, Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir, 0);
+        three.execute("parallelism 3");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (FOLLOWED.size() < expected.size() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        // Anything the reader would return twice would come now: several polls (100 ms) and discoveries (500 ms).
+        Thread.sleep(1_500);
+        assertThat(new ArrayList<>(FOLLOWED)).as("RESULTs the live reader returned across 2 -> 3")
+                .containsExactlyInAnyOrderElementsOf(expected);
+
+        StreamExecutionEnvironment again = CecMiniCluster.environment(2, restoreFrom(retained.toURI().toString()));
+        job(again, Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir, 0);
+        again.execute("parallelism 2 again");
+        assertThatThrownBy(() -> reading.getJobExecutionResult().get(60, TimeUnit.SECONDS))
+                .hasStackTraceContaining("-gen-" + checkpointIdOf(retained) + " was withdrawn after this reader read it");
+        RELIABILITY.record(
+                "a live reader while the job goes 2 -> 3, then the retained parallelism-2 checkpoint restored again",
+                "the reader found the new generation's streams and returned exactly WindowOperator's " + expected.size()
+                        + " RESULTs; after the restore it failed, naming a withdrawn stream");
     }
 
     @Test
@@ -163,9 +227,20 @@ class CecRescaleTest {
         refused.setMaxParallelism(64);
         job(refused, Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir, 0);
         assertThatThrownBy(() -> refused.execute("max parallelism 64"))
-                .hasStackTraceContaining("max parallelism 128")
-                .hasStackTraceContaining("max parallelism 64");
+                .hasStackTraceContaining("with max parallelism 128 to new program with max parallelism 64");
         assertThat(listing(dir)).as("the log path after the refused restore").isEqualTo(before);
+        RELIABILITY.record(
+                "a checkpoint of max parallelism 128 restored with max parallelism 64",
+                "refused by Flink before any task runs, naming both values (\"... with max parallelism 128 to new "
+                        + "program with max parallelism 64\"); the log path unchanged");
+    }
+
+    /** Collects what the live reader returned. */
+    static final class Follow implements SinkFunction<String> {
+        @Override
+        public void invoke(String value, Context context) {
+            FOLLOWED.add(value);
+        }
     }
 
     /** Runs the job at parallelism 2, paced, and cancels it after its first commits; returns the retained checkpoint. */
@@ -201,6 +276,11 @@ class CecRescaleTest {
                         .name("cec");
         out.addSink(new DiscardingSink<>());
         return (TypeInformation) out.getType();
+    }
+
+    private static String describe(Windows windows, CecMode mode) {
+        return (windows == Windows.COUNT ? "count windows of " + COUNT_WINDOW : "sliding event-time windows") + ", "
+                + mode + " mode";
     }
 
     private static SlidingEventTimeWindows eventTimeWindows() {
