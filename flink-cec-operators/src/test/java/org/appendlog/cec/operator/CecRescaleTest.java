@@ -29,6 +29,7 @@ import org.appendlog.cec.log.PersistedStream;
 import org.appendlog.cec.source.CecLogSource;
 import org.appendlog.statebackend.faults.ReliabilityLog;
 
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
@@ -42,6 +43,9 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.groups.OperatorMetricGroup;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -101,8 +105,11 @@ class CecRescaleTest {
     private static final double PACED = 1_500;
     private static final int COUNT_WINDOW = 7;
 
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = CecMiniCluster.withFourSlots();
+    static final MiniClusterExtension MINI_CLUSTER =
+            CecMiniCluster.withFourSlots(REPORTER.addToConfiguration(new Configuration()));
 
     /** What the live reader returned. */
     static final Queue<String> FOLLOWED = new ConcurrentLinkedQueue<>();
@@ -140,6 +147,15 @@ class CecRescaleTest {
         String savepoint =
                 three.stopWithSavepoint(false, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
                         .get();
+        List<Long> scanned = restoreCost(three.getJobID(), CecMetrics.RECOVERY_RECORDS_SCANNED);
+        System.out.printf(
+                "rescale 2 -> 3 (%s): each new subtask read %s log records, replayed %s inputs, in %s ms%n",
+                describe(windows, mode), scanned, restoreCost(three.getJobID(), CecMetrics.REPLAY_RECORDS),
+                restoreCost(three.getJobID(), CecMetrics.RECOVERY_MILLIS));
+        assertThat(scanned).as("records read by the restores of the three new subtasks: both old streams' ranges")
+                .hasSize(3)
+                .containsOnly(scanned.get(0));
+        assertThat(scanned.get(0)).isPositive();
 
         StreamExecutionEnvironment one = CecMiniCluster.environment(1, restoreFrom(savepoint));
         TypeInformation<CecRecord<String, Window, Long, Long>> type = job(one, windows, mode, dir, 0);
@@ -233,6 +249,15 @@ class CecRescaleTest {
                 "a checkpoint of max parallelism 128 restored with max parallelism 64",
                 "refused by Flink before any task runs, naming both values (\"... with max parallelism 128 to new "
                         + "program with max parallelism 64\"); the log path unchanged");
+    }
+
+    /** Per subtask of the CEC operator of {@code job}, the value of a restore metric. */
+    private static List<Long> restoreCost(JobID job, String metric) {
+        List<Long> values = new ArrayList<>();
+        for (OperatorMetricGroup group : REPORTER.findOperatorMetricGroups(job, "cec")) {
+            values.add((Long) ((Gauge<?>) REPORTER.getMetricsByGroup(group).get(metric)).getValue());
+        }
+        return values;
     }
 
     /** Collects what the live reader returned. */
