@@ -32,6 +32,7 @@ import org.appendlog.statebackend.faults.ReliabilityLog;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -48,7 +49,6 @@ import org.apache.flink.metrics.groups.OperatorMetricGroup;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
-import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.datastream.WindowedStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
@@ -81,6 +81,7 @@ import java.util.Queue;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -90,7 +91,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Restores at another parallelism: a job runs at parallelism 2 with retained checkpoints and is
  * cancelled, restored at 3 from the retained checkpoint, stopped with a savepoint and restored at 1
- * to the end of its bounded input. The persisted stream's whole history, read with {@link
+ * to the end of its bounded input, failing once on the way. The persisted stream's whole history, read with {@link
  * org.appendlog.cec.source.CecLogSource}, must hold exactly the RESULTs of Flink's {@code
  * WindowOperator} on the same input. Then the retained parallelism-2 checkpoint is restored again
  * after the rescaled runs: the history again holds each RESULT once, the later generations withdrawn.
@@ -104,6 +105,7 @@ class CecRescaleTest {
     private static final long MILLIS_PER_EVENT = 5;
     private static final double PACED = 1_500;
     private static final int COUNT_WINDOW = 7;
+    private static final int FAIL_AT_RESULT = 200;
 
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
@@ -111,6 +113,9 @@ class CecRescaleTest {
     static final MiniClusterExtension MINI_CLUSTER =
             CecMiniCluster.withFourSlots(REPORTER.addToConfiguration(new Configuration()));
 
+    /** RESULTs forwarded by a run that fails once ({@link FailOnce}), over its attempts. */
+    static final AtomicInteger RESULTS_FORWARDED = new AtomicInteger();
+    static final AtomicInteger FAILURES = new AtomicInteger();
     /** What the live reader returned. */
     static final Queue<String> FOLLOWED = new ConcurrentLinkedQueue<>();
 
@@ -158,8 +163,12 @@ class CecRescaleTest {
         assertThat(scanned.get(0)).isPositive();
 
         StreamExecutionEnvironment one = CecMiniCluster.environment(1, restoreFrom(savepoint));
-        TypeInformation<CecRecord<String, Window, Long, Long>> type = job(one, windows, mode, dir, 0);
+        one.setRestartStrategy(RestartStrategies.fixedDelayRestart(1, 100));
+        RESULTS_FORWARDED.set(0);
+        FAILURES.set(0);
+        TypeInformation<CecRecord<String, Window, Long, Long>> type = job(one, windows, mode, dir, 0, FAIL_AT_RESULT);
         one.execute("parallelism 1");
+        assertThat(FAILURES.get()).as("failures of the parallelism-1 run").isEqualTo(1);
 
         Map<String, Boolean> committed = committedStreams(root);
         long lastGeneration = savepointGeneration(committed.keySet(), checkpoint);
@@ -172,7 +181,8 @@ class CecRescaleTest {
         assertThat(history(dir, type, windows)).as("RESULTs after 2 -> 3 -> 1").containsExactlyInAnyOrderElementsOf(expected);
         RELIABILITY.record(
                 describe(windows, mode) + ": parallelism 2, cancelled, its retained checkpoint restored at 3, "
-                        + "stopped with a savepoint, restored at 1",
+                        + "stopped with a savepoint, restored at 1, which fails once after its " + FAIL_AT_RESULT
+                        + "th RESULT",
                 "the history read with CecLogSource holds exactly WindowOperator's " + expected.size() + " RESULTs");
 
         // The retained checkpoint of parallelism 2 again: its own streams go on, the rescaled ones are withdrawn.
@@ -260,6 +270,24 @@ class CecRescaleTest {
         return values;
     }
 
+    /** Fails the job once, when it forwards its {@code failAt}-th RESULT (0: never). */
+    static final class FailOnce implements MapFunction<CecRecord<String, Window, Long, Long>, String> {
+        private final int failAt;
+
+        FailOnce(int failAt) {
+            this.failAt = failAt;
+        }
+
+        @Override
+        public String map(CecRecord<String, Window, Long, Long> record) {
+            if (failAt > 0 && record.isResult() && RESULTS_FORWARDED.incrementAndGet() == failAt
+                    && FAILURES.compareAndSet(0, 1)) {
+                throw new RuntimeException("Injected failure at RESULT " + failAt);
+            }
+            return "";
+        }
+    }
+
     /** Collects what the live reader returned. */
     static final class Follow implements SinkFunction<String> {
         @Override
@@ -286,21 +314,29 @@ class CecRescaleTest {
         return latestRetainedCheckpoint(new File(tmp, "checkpoints"));
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
     private static TypeInformation<CecRecord<String, Window, Long, Long>> job(
             StreamExecutionEnvironment env, Windows windows, CecMode mode, File dir, double perSecond) {
+        return job(env, windows, mode, dir, perSecond, 0);
+    }
+
+    /** The job; {@code failAtResult} > 0 fails it once when it forwards that many RESULTs. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static TypeInformation<CecRecord<String, Window, Long, Long>> job(
+            StreamExecutionEnvironment env, Windows windows, CecMode mode, File dir, double perSecond,
+            int failAtResult) {
         KeyedStream<Tuple2<String, Long>, String> words =
                 WordCountJob.words(env, EVENTS, WORDS, MILLIS_PER_EVENT, perSecond).keyBy(w -> w.f0);
         CecWindows<Tuple2<String, Long>, String> cec = CecWindows.of(words);
         CecWindowedStream<Tuple2<String, Long>, String, ? extends Window> windowed =
                 windows == Windows.COUNT ? cec.countWindow(COUNT_WINDOW) : cec.window(eventTimeWindows());
-        SingleOutputStreamOperator<?> out =
-                windowed.aggregate(new WordCountJob.Count(), CecOptions.builder(dir.toURI().toString()).mode(mode)
-                                .period(Duration.ofMillis(50)).slowThreshold(Duration.ofMillis(100)).build())
+        DataStream<CecRecord<String, Window, Long, Long>> out =
+                (DataStream) windowed.aggregate(new WordCountJob.Count(), CecOptions.builder(dir.toURI().toString())
+                                .mode(mode).period(Duration.ofMillis(50)).slowThreshold(Duration.ofMillis(100)).build())
                         .uid("cec")
                         .name("cec");
-        out.addSink(new DiscardingSink<>());
-        return (TypeInformation) out.getType();
+        // In every run, so that the topology (and the operator ids) stay the same.
+        out.map(new FailOnce(failAtResult)).addSink(new DiscardingSink<>());
+        return out.getType();
     }
 
     private static String describe(Windows windows, CecMode mode) {
