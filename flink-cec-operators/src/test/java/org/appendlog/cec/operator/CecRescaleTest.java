@@ -130,6 +130,7 @@ class CecRescaleTest {
         return Stream.of(
                 Arguments.of(Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL),
                 Arguments.of(Windows.COUNT, CecMode.EVENTUAL),
+                Arguments.of(Windows.SLIDING_EVENT_TIME, CecMode.OPEN_ONLY),
                 Arguments.of(Windows.SLIDING_EVENT_TIME, CecMode.BARRIER),
                 Arguments.of(Windows.COUNT, CecMode.BARRIER));
     }
