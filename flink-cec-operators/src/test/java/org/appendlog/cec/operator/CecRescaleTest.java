@@ -103,7 +103,8 @@ class CecRescaleTest {
     private static final long EVENTS = 6_000;
     private static final int WORDS = 40;
     private static final long MILLIS_PER_EVENT = 5;
-    private static final double PACED = 1_500;
+    /** Events per second of the runs that are stopped: slow enough that none reaches the end first. */
+    private static final double PACED = 1_000;
     private static final int COUNT_WINDOW = 7;
     private static final int FAIL_AT_RESULT = 200;
 
@@ -401,13 +402,15 @@ class CecRescaleTest {
     /** Waits until the stream in {@code directory} has a commit of a checkpoint after {@code checkpointId}. */
     private static void awaitCommitAfter(Path directory, long checkpointId) throws Exception {
         FileSystem fs = FileSystem.getLocalFileSystem();
-        while (true) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
             Optional<CommitMarker> commit = PersistedStream.latestCommit(fs, directory);
             if (commit.isPresent() && commit.get().checkpointId() > checkpointId) {
                 return;
             }
             Thread.sleep(20);
         }
+        throw new AssertionError("no commit after checkpoint " + checkpointId + " in " + directory + " within 60 s");
     }
 
     /** Each stream directory's name, and whether it has a commit. */
