@@ -51,18 +51,7 @@ class CecLogSourceOnFlinkDistITCase {
     static void resolveFlinkDistribution() throws Exception {
         work = Paths.get(System.getProperty("e2e.work.dir")).toAbsolutePath().resolve("cec-on-flink-dist");
         Files.createDirectories(work);
-        // deploy/common.sh resolves (and caches) the classpath of Flink's distribution.
-        Path out = work.resolve("classpath.out");
-        ProcessBuilder resolve =
-                new ProcessBuilder("bash", "-c", "source deploy/common.sh && classpath flink")
-                        .directory(PluginJars.repo().toFile())
-                        .redirectError(work.resolve("classpath.err").toFile())
-                        .redirectOutput(out.toFile());
-        resolve.environment().put("APPENDLOG_DEPLOY_DIR", work.resolve("deploy").toString());
-        Process process = resolve.start();
-        assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("classpath resolution finished").isTrue();
-        assertThat(process.exitValue()).as("classpath resolution, see %s", work).isZero();
-        flinkDist = Files.readString(out).trim();
+        flinkDist = DeployClasspath.of("flink", work);
         assertThat(flinkDist).contains("flink-runtime-", "flink-streaming-java-").doesNotContain("flink-connector-base");
     }
 

@@ -54,6 +54,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * is cancelled with its checkpoint retained, when its log on HDFS must hold only what that checkpoint refers to;
  * a new job resumes from the checkpoint's {@code hbase://} pointer and finishes. Every word must reach exactly
  * its count, never more.
+ *
+ * <p>The distribution's bundled job runs on the same cluster as its README says, {@code bin/flink run
+ * examples/examples-<version>.jar}, and checks its own counts.
  */
 class DeployedWordCountITCase {
 
@@ -147,6 +150,35 @@ class DeployedWordCountITCase {
         assertThat(new TreeSet<>(report)).as("every word counted exactly %d times", REPETITIONS).isEqualTo(expected);
     }
 
+    @Test
+    void runsTheDistributionsBundledJobWithFlinkRun() throws Exception {
+        Path jar = bundledJob();
+        // Attached, as the README gives it: the CLI waits for the job, which checks every count and exits
+        // with status 1 on a difference (the script then fails).
+        String output = cluster.flink("run", jar.toString(), "20000");
+        assertThat(output)
+                .contains("Processed 20000 words", "Every count matches the input: OK")
+                .contains("state backend org.appendlog.statebackend.AppendLogStateBackendFactory");
+        String job = jobId(output);
+
+        assertThat(jobState(job)).isEqualTo("FINISHED");
+        JsonNode checkpoints = checkpoints(job);
+        assertThat(checkpoints.path("counts").path("completed").asInt()).as("completed checkpoints").isPositive();
+        assertThat(checkpoints.path("latest").path("completed").path("external_path").asText())
+                .startsWith(POINTER_PREFIX + job + "/run-");
+        assertThat(cluster.listHdfs("/flink/appendlog")).as("the jobs' state logs on HDFS").contains(job);
+    }
+
+    /** The job jar of the distribution that deploy/install.sh unpacked. */
+    private static Path bundledJob() throws IOException {
+        try (Stream<Path> jars = Files.list(work.resolve("dist"))) {
+            Path dist = jars.filter(p -> p.getFileName().toString().startsWith("appendlog-")).findFirst().orElseThrow();
+            try (Stream<Path> examples = Files.list(dist.resolve("examples"))) {
+                return examples.filter(p -> p.getFileName().toString().endsWith(".jar")).findFirst().orElseThrow();
+            }
+        }
+    }
+
     /**
      * After the crash, the restore and the cancel, the job's log on HDFS holds the files the retained checkpoint
      * refers to (as the log tool reads them from its {@code _metadata}) and nothing that the killed TaskManager
@@ -211,9 +243,13 @@ class DeployedWordCountITCase {
                 "--repetitions", Integer.toString(REPETITIONS),
                 "--rate", Integer.toString(rate),
                 "--out", out.toString()));
-        String output = cluster.flink(command.toArray(new String[0]));
-        Matcher id = Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})").matcher(output);
-        assertThat(id.find()).as("job id in the CLI output:\n%s", output).isTrue();
+        return jobId(cluster.flink(command.toArray(new String[0])));
+    }
+
+    /** The id of the job that Flink's CLI reports it submitted. */
+    private static String jobId(String cliOutput) {
+        Matcher id = Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})").matcher(cliOutput);
+        assertThat(id.find()).as("job id in the CLI output:\n%s", cliOutput).isTrue();
         return id.group(1);
     }
 

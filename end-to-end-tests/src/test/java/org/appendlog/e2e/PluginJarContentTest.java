@@ -43,19 +43,33 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The flink-lib jars hold nothing that can clash with Flink's lib/, Hadoop's classpath or another
  * connector's jar there: every class is the plugin's own or relocated under the plugin's shaded prefix
  * (and refers to no bundled library by its original name), but for the HBase classes that a region
- * server loads by the name the client sends (filters, comparators) or returns
- * (NotServingRegionException); and the only service files are the plugin's own (Flink factories) and
+ * server loads by the name the client sends (filters, comparators) or returns (the exceptions the
+ * client retries after); and the only service files are the plugin's own (Flink factories) and
  * those of relocated interfaces, which nothing outside the jar loads. The licence and notice files are
  * in the jar.
  */
 class PluginJarContentTest {
 
+    /** The exceptions a region server or master returns that the HBase client retries after (or reopens a scanner). */
+    private static final String RETRIED_EXCEPTIONS =
+            "org/apache/hadoop/hbase/exceptions/RegionMovedException;org/apache/hadoop/hbase/exceptions/RegionOpeningException;"
+                    + "org/apache/hadoop/hbase/RegionTooBusyException;org/apache/hadoop/hbase/CallQueueTooBigException;"
+                    + "org/apache/hadoop/hbase/CallDroppedException;org/apache/hadoop/hbase/RetryImmediatelyException;"
+                    + "org/apache/hadoop/hbase/MultiActionResultTooLarge;org/apache/hadoop/hbase/PleaseHoldException;"
+                    + "org/apache/hadoop/hbase/ipc/ServerNotRunningYetException;"
+                    + "org/apache/hadoop/hbase/regionserver/RegionServerStoppedException;"
+                    + "org/apache/hadoop/hbase/regionserver/RegionServerAbortedException;"
+                    + "org/apache/hadoop/hbase/quotas/RpcThrottlingException;org/apache/hadoop/hbase/UnknownScannerException;"
+                    + "org/apache/hadoop/hbase/exceptions/ScannerResetException;"
+                    + "org/apache/hadoop/hbase/exceptions/OutOfOrderScannerNextException;"
+                    + "org/apache/hadoop/hbase/regionserver/LeaseException";
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({
         "flink-hbase-checkpoint, org/appendlog/hbase/shaded/, org/apache/hadoop/hbase/;org/apache/hbase/thirdparty/;"
                 + "org/apache/zookeeper/;com/google/protobuf/;org/apache/commons/crypto/;io/opentelemetry/;"
-                + "com/codahale/metrics/, org/apache/hadoop/hbase/filter/;org/apache/hadoop/hbase/NotServingRegionException,"
-                + " org.apache.hbase:hbase-client",
+                + "com/codahale/metrics/, org/apache/hadoop/hbase/filter/;org/apache/hadoop/hbase/NotServingRegionException;"
+                + RETRIED_EXCEPTIONS + ", org.apache.hbase:hbase-client",
         "flink-cec-operators, org/appendlog/cec/shaded/, org/apache/flink/connector/base/, '',"
                 + " org.apache.flink:flink-connector-base"
     })

@@ -19,6 +19,7 @@ package org.appendlog.bench.compaction;
 import org.appendlog.bench.backend.KeyedBackends;
 import org.appendlog.statebackend.AppendLogOptions;
 import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.testing.MetricsRecorder;
 
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;

@@ -17,9 +17,9 @@
 package org.appendlog.bench.memory;
 
 import org.appendlog.bench.backend.KeyedBackends;
-import org.appendlog.bench.compaction.MetricsRecorder;
 import org.appendlog.statebackend.AppendLogOptions;
 import org.appendlog.statebackend.AppendLogStateBackend;
+import org.appendlog.testing.MetricsRecorder;
 
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;

@@ -37,7 +37,8 @@ import java.util.stream.Stream;
  * java -cp flink-statebackend-appendlog/target/test-classes \
  *     org.appendlog.statebackend.faults.ReliabilityReport docs/reliability.md \
  *     flink-statebackend-appendlog/target/reliability flink-hbase-checkpoint/target/reliability \
- *     flink-cec-operators/target/reliability appendlog-log-tool/target/reliability
+ *     flink-cec-operators/target/reliability appendlog-log-tool/target/reliability \
+ *     end-to-end-tests/target/reliability
  * </pre>
  */
 public final class ReliabilityReport {
@@ -67,6 +68,7 @@ public final class ReliabilityReport {
         TITLES.put("hbase-job-id", "HBase storage: a new run under the job id of a run with a retained checkpoint (`HBaseCheckpointStorageJobITCase`)");
         TITLES.put("log-tool-input", "Log tool (`appendlog-log`): a damaged log, bad arguments, a missing path, an unreachable NameNode (`LogToolCommandTest`)");
         TITLES.put("log-tool-hdfs", "Log tool (`appendlog-log`) on HDFS: a good and a damaged log (`LogToolCommandOnHdfsTest`)");
+        TITLES.put("hbase-region-moves", "HBase storage: the `-flink-lib` jar's relocated client while the table's region moves between region servers (`RelocatedClientRegionMoveITCase`)");
         TITLES.put("hbase-input", "HBase storage: bad options (`HBaseInputValidationTest`)");
     }
 

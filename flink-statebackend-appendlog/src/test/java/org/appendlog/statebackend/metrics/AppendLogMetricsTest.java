@@ -19,15 +19,12 @@ package org.appendlog.statebackend.metrics;
 import org.appendlog.statebackend.AppendLogOptions;
 import org.appendlog.statebackend.BackendFixture;
 import org.appendlog.statebackend.BackendHarness;
+import org.appendlog.testing.MetricsRecorder;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.Metric;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.SimpleCounter;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointType;
 import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
@@ -43,10 +40,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,7 +52,7 @@ class AppendLogMetricsTest {
 
     @RegisterExtension final BackendFixture fixture = new BackendFixture();
 
-    private final Registered metrics = new Registered();
+    private final MetricsRecorder metrics = new MetricsRecorder();
 
     @Test
     void cumulativeFiguresAreCountersTheOthersGauges() throws Exception {
@@ -71,7 +66,7 @@ class AppendLogMetricsTest {
                             AppendLogMetrics.COMPACTION_BYTES_READ,
                             AppendLogMetrics.COMPACTION_BYTES_WRITTEN,
                             AppendLogMetrics.COMPACTIONS_FAILED)) {
-                assertThat(metrics.byName.get(counter)).as(counter).isInstanceOf(Counter.class);
+                assertThat(metrics.metric(counter)).as(counter).isInstanceOf(Counter.class);
             }
             for (String gauge :
                     List.of(
@@ -81,7 +76,7 @@ class AppendLogMetricsTest {
                             AppendLogMetrics.CHANGE_BUFFER_BYTES,
                             AppendLogMetrics.SEGMENT_COUNT,
                             AppendLogMetrics.COMPACTION_STOPPED)) {
-                assertThat(metrics.byName.get(gauge)).as(gauge).isInstanceOf(Gauge.class);
+                assertThat(metrics.metric(gauge)).as(gauge).isInstanceOf(Gauge.class);
             }
         }
     }
@@ -178,40 +173,5 @@ class AppendLogMetricsTest {
             Thread.sleep(10);
         }
         assertThat(metrics.value(name)).as(name).isEqualTo(expected);
-    }
-
-    /** The metrics registered on the group and its subgroups, by name. */
-    private static final class Registered extends UnregisteredMetricsGroup {
-
-        final Map<String, Metric> byName = new ConcurrentHashMap<>();
-
-        @Override
-        public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
-            byName.put(name, gauge);
-            return gauge;
-        }
-
-        @Override
-        public Counter counter(String name) {
-            return counter(name, new SimpleCounter());
-        }
-
-        @Override
-        public <C extends Counter> C counter(String name, C counter) {
-            byName.put(name, counter);
-            return counter;
-        }
-
-        @Override
-        public MetricGroup addGroup(String name) {
-            return this;
-        }
-
-        long value(String name) {
-            Metric metric = byName.get(name);
-            return metric instanceof Counter
-                    ? ((Counter) metric).getCount()
-                    : ((Number) ((Gauge<?>) metric).getValue()).longValue();
-        }
     }
 }

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package org.appendlog.bench.compaction;
+package org.appendlog.testing;
 
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -27,8 +27,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A metric group that keeps the gauges and counters registered on it, so the sweep reads what a
- * user would.
+ * A metric group that keeps the gauges and counters registered on it and on its subgroups, by
+ * name, so that tests and benchmarks read what a user would.
  */
 public final class MetricsRecorder extends UnregisteredMetricsGroup {
 
@@ -64,6 +64,12 @@ public final class MetricsRecorder extends UnregisteredMetricsGroup {
         return new MetricsRecorder(metrics);
     }
 
+    /** The metric registered under {@code name}, or null. */
+    public Metric metric(String name) {
+        return metrics.get(name);
+    }
+
+    /** The count of a counter or the value of a numeric gauge; 0 if none is registered. */
     public long value(String name) {
         Metric metric = metrics.get(name);
         if (metric instanceof Counter) {
