@@ -50,7 +50,7 @@ class PersistedStreamTest {
     }
 
     private LogWriter writer(Path dir, long sequence, LogPosition predecessor) throws IOException {
-        return new LogWriter(FileSystem.getLocalFileSystem(), dir, 0, sequence, predecessor, 4096, 256);
+        return new LogWriter(FileSystem.getLocalFileSystem(), dir, 0, sequence, predecessor, 4096, 256, LogPermissions.of((short) 0700, (short) 0600));
     }
 
     @Test
