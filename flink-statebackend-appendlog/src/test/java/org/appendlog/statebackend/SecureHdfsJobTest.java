@@ -70,7 +70,7 @@ class SecureHdfsJobTest {
 
     private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("hdfs-kerberos");
     private static final int PARALLELISM = 2;
-    private static final CountingJob JOB = new CountingJob(20_000, 5_000);
+    private static final CountingJob JOB = new CountingJob(40_000, 5_000);
 
     @RegisterExtension static final TestKdc KDC = new TestKdc();
 

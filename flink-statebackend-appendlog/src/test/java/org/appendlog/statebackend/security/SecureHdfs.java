@@ -111,7 +111,8 @@ public final class SecureHdfs implements AutoCloseable {
 
         Map<String, String> client = new LinkedHashMap<>();
         client.put("hadoop.security.authentication", "kerberos");
-        client.put("dfs.namenode.kerberos.principal", kdc.principal(SERVICE));
+        // As a cluster's hdfs-site.xml names it: Hadoop's client puts the NameNode's host for _HOST.
+        client.put("dfs.namenode.kerberos.principal", kdc.principal("hdfs/_HOST"));
         client.put("dfs.data.transfer.protection", "authentication");
         return new SecureHdfs(process, port, client, kdc.principal(SERVICE), keytab);
     }
