@@ -33,7 +33,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -56,9 +55,7 @@ class LogPermissionsTest {
     @BeforeAll
     static void startHdfs() throws Exception {
         hdfs = new MiniHdfs(tmp.toPath().resolve("hdfs"));
-        hadoopFs =
-                org.apache.hadoop.fs.FileSystem.get(
-                        URI.create(hdfs.root()), new org.apache.hadoop.conf.Configuration());
+        hadoopFs = hdfs.fileSystem();
     }
 
     @AfterAll

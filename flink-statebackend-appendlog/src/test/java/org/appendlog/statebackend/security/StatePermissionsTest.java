@@ -68,9 +68,7 @@ class StatePermissionsTest {
     @BeforeAll
     static void startHdfs() throws Exception {
         hdfs = new MiniHdfs(tmp.resolve("hdfs"));
-        hadoopFs =
-                org.apache.hadoop.fs.FileSystem.get(
-                        URI.create(hdfs.root()), new org.apache.hadoop.conf.Configuration());
+        hadoopFs = hdfs.fileSystem();
     }
 
     @AfterAll
