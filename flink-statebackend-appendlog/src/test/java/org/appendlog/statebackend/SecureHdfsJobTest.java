@@ -24,6 +24,7 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.client.program.MiniClusterClient;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.SecurityOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.FileSystem;
@@ -33,6 +34,10 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.security.SecurityConfiguration;
 import org.apache.flink.runtime.security.SecurityUtils;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.util.ExceptionUtils;
 
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
@@ -51,10 +56,14 @@ import java.nio.file.Path;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The append-log backend on HDFS with Kerberos on ({@link SecureHdfs}, a KDC of its own): the job
@@ -63,7 +72,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * entry points log in, with the Hadoop client settings as {@code flink.hadoop.*} options. Alice's
  * job checkpoints, fails and restores to exact counts; {@code bob}, whom HDFS knows but who has no
  * rights on Alice's log directory, is refused with an error naming him and the directory, and
- * leaves nothing there: Alice's savepoint still restores exactly.
+ * leaves nothing there: Alice's savepoint still restores exactly. A backend whose rights are
+ * withdrawn while it runs fails its checkpoint naming the principal and the segment.
  */
 @Tag("kerberos")
 class SecureHdfsJobTest {
@@ -98,10 +108,13 @@ class SecureHdfsJobTest {
                     return null;
                 });
         logIn("alice");
+        Configuration clusterConfig = securityConfig("alice");
+        // Any free port: other builds on the machine may hold 8081.
+        clusterConfig.set(RestOptions.BIND_PORT, "0");
         cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
-                                .setConfiguration(securityConfig("alice"))
+                                .setConfiguration(clusterConfig)
                                 .setNumTaskManagers(1)
                                 .setNumSlotsPerTaskManager(4)
                                 .build());
@@ -171,10 +184,12 @@ class SecureHdfsJobTest {
                                         CountingJob.withRestarts(jobConfig("alice", "failing", logDir)),
                                         PARALLELISM,
                                         SavepointRestoreSettings.none()));
-        List<FileStatus> logFiles = new ArrayList<>();
+        // The last status seen of each file: a segment is restricted right after its creation,
+        // before its first byte, so a look in between sees the umask's mode on an empty file.
+        Map<String, FileStatus> logFiles = new TreeMap<>();
         while (!client.getJobStatus(jobId).get().isGloballyTerminalState()) {
-            if (logFiles.isEmpty()) {
-                logFiles.addAll(below("/user/alice/appendlog/" + jobId, true));
+            for (FileStatus status : below("/user/alice/appendlog/" + jobId, true)) {
+                logFiles.put(status.getPath().toString(), status);
             }
             Thread.sleep(100);
         }
@@ -187,7 +202,7 @@ class SecureHdfsJobTest {
                 .as("counts the restarted job restored from its checkpoint on HDFS")
                 .isPositive();
         assertThat(emitted.maxPerKey()).as("final count of every key").isEqualTo(JOB.expectedCounts());
-        assertThat(logFiles)
+        assertThat(logFiles.values())
                 .as("segments the job wrote while it ran")
                 .isNotEmpty()
                 .allSatisfy(
@@ -256,6 +271,70 @@ class SecureHdfsJobTest {
                 "the job fails at startup: "
                         + error.trim().replaceFirst("^Caused by: ", "")
                         + "; alice's log is unchanged and her native savepoint restores to exact counts");
+    }
+
+    /**
+     * Rights withdrawn from a running backend: the checkpoint that must create a segment fails
+     * naming the principal and the segment, creates nothing, and the checkpoint before it restores
+     * exactly.
+     */
+    @Test
+    void aCheckpointAfterRightsWereWithdrawnFailsNamingThePrincipalAndTheSegment() throws Exception {
+        logIn("alice");
+        Configuration options = new Configuration();
+        options.set(AppendLogOptions.LOG_DIR, home("alice") + "/withdrawn");
+        // Every checkpoint creates a segment of its own.
+        options.set(AppendLogOptions.SEAL_EVERY_BATCH, true);
+        options.set(AppendLogOptions.COMPACTION_ENABLED, false);
+        AppendLogStateBackend backend =
+                new AppendLogStateBackend().configure(options, getClass().getClassLoader());
+        IncrementalRemoteKeyedStateHandle first;
+        Throwable thrown;
+        List<String> before;
+        List<String> after;
+        try (BackendHarness harness = BackendHarness.open(backend, BackendHarness.newRegistry())) {
+            for (int key = 0; key < 100; key++) {
+                harness.put(key, key);
+            }
+            first = harness.checkpoint(1);
+            before = pathsBelow("/user/alice/withdrawn");
+            String segment = before.stream().filter(p -> p.endsWith(".seg")).findFirst().orElseThrow();
+            org.apache.hadoop.fs.Path operatorDir = new org.apache.hadoop.fs.Path(segment).getParent();
+            setMode(operatorDir, (short) 0500);
+            for (int key = 0; key < 100; key++) {
+                harness.put(key, 1000L + key);
+            }
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> second = harness.snapshot(2);
+            second.run();
+            thrown = catchThrowable(second::get);
+            after = pathsBelow("/user/alice/withdrawn");
+            setMode(operatorDir, (short) 0700);
+        }
+        String error =
+                ExceptionUtils.findThrowableWithMessage(thrown, "Cannot create state log segment")
+                        .orElseThrow(() -> new AssertionError("checkpoint 2", thrown))
+                        .getMessage();
+        assertThat(error)
+                .contains(KDC.principal("alice"))
+                .contains("/user/alice/withdrawn/")
+                .contains(".seg")
+                .contains("Permission denied");
+        assertThat(after).as("files after the failed checkpoint").isEqualTo(before);
+        BackendHarness.assertRestores(backend, BackendHarness.newRegistry(), first, 100, key -> (long) key);
+        RELIABILITY.record(
+                "write permission on the operator's log directory withdrawn (r-x) before a checkpoint"
+                        + " that creates a segment",
+                "the checkpoint fails: "
+                        + error
+                        + "; no file is created and the checkpoint before it restores exactly");
+    }
+
+    private static void setMode(org.apache.hadoop.fs.Path path, short mode) throws Exception {
+        hdfs.asSuperuser(
+                fs -> {
+                    fs.setPermission(path, new FsPermission(mode));
+                    return null;
+                });
     }
 
     /** The cluster is secured: a client that is not logged in through Kerberos gets nothing. */

@@ -87,6 +87,21 @@ public final class HadoopFileSystems {
         return "OS user " + System.getProperty("user.name");
     }
 
+    /**
+     * {@code e} itself, or, if the file system denied access (Hadoop's {@code
+     * AccessControlException}, whose message names the user by short name and the first inode it
+     * refused), an exception that also names what was tried and the full user, e.g. {@code
+     * alice@EXAMPLE.COM (auth:KERBEROS)}.
+     */
+    static IOException namingUser(IOException e, FileSystem fs, String what) {
+        if (!e.getClass().getSimpleName().equals("AccessControlException")) {
+            return e;
+        }
+        // The first line: the rest is the NameNode's stack trace, which the cause keeps.
+        String refusal = String.valueOf(e.getMessage()).split("\n", 2)[0];
+        return new IOException(what + " as " + userOf(fs) + ": " + refusal, e);
+    }
+
     /** The {@link IOException} a reflective call threw, or {@code e} wrapped in one. */
     static IOException ioExceptionOf(ReflectiveOperationException e, String what) {
         Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;

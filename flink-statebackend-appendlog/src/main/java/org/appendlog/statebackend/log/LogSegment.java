@@ -39,7 +39,12 @@ final class LogSegment {
     static LogSegment create(FileSystem fs, Path dir, String name, FilePermissions permissions)
             throws IOException {
         Path path = new Path(dir, name);
-        FSDataOutputStream out = fs.create(path, FileSystem.WriteMode.NO_OVERWRITE);
+        FSDataOutputStream out;
+        try {
+            out = fs.create(path, FileSystem.WriteMode.NO_OVERWRITE);
+        } catch (IOException e) {
+            throw HadoopFileSystems.namingUser(e, fs, "Cannot create state log segment " + path);
+        }
         try {
             // Before the first byte: the file holds no state until its mode is set.
             permissions.restrictFile(fs, path);
