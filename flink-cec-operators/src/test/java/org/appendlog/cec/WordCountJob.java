@@ -67,11 +67,20 @@ public final class WordCountJob {
     public static DataStream<Tuple2<String, Long>> words(
             StreamExecutionEnvironment env, long count, int words, long millisPerEvent, double perSecond,
             boolean skewed) {
+        return words(
+                env, count, words, millisPerEvent,
+                perSecond > 0 ? RateLimiterStrategy.perSecond(perSecond) : RateLimiterStrategy.noOp(), skewed);
+    }
+
+    /** Word events paced by {@code pace} (e.g. per completed checkpoint, whatever the machine's load). */
+    public static DataStream<Tuple2<String, Long>> words(
+            StreamExecutionEnvironment env, long count, int words, long millisPerEvent, RateLimiterStrategy pace,
+            boolean skewed) {
         DataGeneratorSource<Tuple2<String, Long>> source =
                 new DataGeneratorSource<>(
                         i -> skewed ? skewedEvent(i, words, millisPerEvent) : event(i, words, millisPerEvent),
                         count,
-                        perSecond > 0 ? RateLimiterStrategy.perSecond(perSecond) : RateLimiterStrategy.noOp(),
+                        pace,
                         Types.TUPLE(Types.STRING, Types.LONG));
         return env.fromSource(
                         source,

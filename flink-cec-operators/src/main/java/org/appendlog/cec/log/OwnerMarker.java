@@ -60,7 +60,7 @@ public final class OwnerMarker {
     }
 
     /**
-     * Claims the directory of subtask {@code subtask} of the stream at {@code root}: writes this
+     * Claims {@code directory}, a subtask stream directory of the stream at {@code root}: writes this
      * owner's marker into it unless it is there already (a restore or restart of the same
      * operator), then returns the owners whose markers are older, which own the directory; if
      * there are any, this owner's marker is removed again. Every owner writes before it looks, so
@@ -74,9 +74,8 @@ public final class OwnerMarker {
      * subtask directory, which every operator on the path has, is this one or none: a refused
      * operator of higher parallelism than the owner leaves no directories behind.
      */
-    public static List<OwnerMarker> claim(FileSystem fs, Path root, int subtask, OwnerMarker self)
+    public static List<OwnerMarker> claim(FileSystem fs, Path root, Path directory, OwnerMarker self)
             throws IOException {
-        Path directory = PersistedStream.subtaskDirectory(root, subtask);
         if (!fs.exists(directory)) {
             Optional<OwnerMarker> pathOwner = oldest(fs, PersistedStream.subtaskDirectory(root, 0));
             if (pathOwner.isPresent() && !pathOwner.get().operatorId.equals(self.operatorId)) {

@@ -33,25 +33,60 @@ import java.util.Optional;
 
 /**
  * The persisted output stream of one CEC operator: a directory with one sub-directory per subtask
- * ({@code subtask-0000}, ...). Each holds segment files, their time indexes and commit markers
+ * stream ({@code subtask-0000}, ...). Each holds segment files, their time indexes and commit markers
  * ({@code commit-<n>}, numbered in the order they are written). A commit marker names the end of the stream as of a completed
  * Flink checkpoint; readers see exactly the chain of segment extents that ends there
  * (read-committed), never a tail that a failed attempt wrote after its last checkpoint.
+ *
+ * <p>A restore at another parallelism starts a new generation of subtask streams, named after the
+ * checkpoint it restored ({@code subtask-0000-gen-<checkpoint id>}, ...); the first generation's
+ * names carry no suffix. Streams of earlier generations are never appended to again.
  */
 public final class PersistedStream {
 
     private static final Logger LOG = LoggerFactory.getLogger(PersistedStream.class);
     private static final String SUBTASK_PREFIX = "subtask-";
+    private static final String GENERATION_INFIX = "-gen-";
     private static final String COMMIT_PREFIX = "commit-";
     private static final int COMMITS_KEPT = 3;
 
     private PersistedStream() {}
 
+    /** The directory of subtask {@code subtask}'s stream in the first generation. */
     public static Path subtaskDirectory(Path root, int subtask) {
-        return new Path(root, String.format("%s%04d", SUBTASK_PREFIX, subtask));
+        return subtaskDirectory(root, 0, subtask);
     }
 
-    /** The subtask directories of the stream at {@code root}, in subtask order. */
+    /** The directory of subtask {@code subtask}'s stream in generation {@code generation}. */
+    public static Path subtaskDirectory(Path root, long generation, int subtask) {
+        String name = String.format("%s%04d", SUBTASK_PREFIX, subtask);
+        return new Path(root, generation == 0 ? name : name + GENERATION_INFIX + generation);
+    }
+
+    /** The generation of a subtask stream's directory: 0 for the first, else the checkpoint id that started it. */
+    public static long generationOf(Path directory) throws IOException {
+        String name = directory.getName();
+        int infix = name.indexOf(GENERATION_INFIX);
+        return infix < 0 ? 0 : parseNumber(directory, name.substring(infix + GENERATION_INFIX.length()));
+    }
+
+    /** The subtask index of a subtask stream's directory. */
+    public static int subtaskOf(Path directory) throws IOException {
+        String name = directory.getName();
+        int infix = name.indexOf(GENERATION_INFIX);
+        return Math.toIntExact(
+                parseNumber(directory, name.substring(SUBTASK_PREFIX.length(), infix < 0 ? name.length() : infix)));
+    }
+
+    private static long parseNumber(Path directory, String digits) throws IOException {
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            throw new IOException("Not a CEC subtask stream directory: " + directory, e);
+        }
+    }
+
+    /** The subtask stream directories at {@code root}, of every generation, in name order. */
     public static List<Path> subtaskDirectories(FileSystem fs, Path root) throws IOException {
         List<Path> result = new ArrayList<>();
         List<FileStatus> children =
@@ -75,6 +110,21 @@ public final class PersistedStream {
     public static void commit(FileSystem fs, Path directory, CommitMarker marker) throws IOException {
         NumberedMarkers.writeNext(fs, directory, COMMIT_PREFIX, COMMITS_KEPT, marker::write);
         LOG.debug("Committed CEC stream {}: {}", directory, marker);
+    }
+
+    /**
+     * Deletes every commit marker of the subtask stream, so that readers no longer see any of it: a
+     * restore from a checkpoint older than the stream abandoned it. Its segments stay.
+     */
+    public static void withdraw(FileSystem fs, Path directory) throws IOException {
+        List<Path> commits = NumberedMarkers.list(fs, directory, COMMIT_PREFIX);
+        if (commits.isEmpty()) {
+            return;
+        }
+        for (Path commit : commits) {
+            fs.delete(commit, false);
+        }
+        LOG.info("Withdrew CEC stream {}: deleted its commit markers {}", directory, commits);
     }
 
     /**

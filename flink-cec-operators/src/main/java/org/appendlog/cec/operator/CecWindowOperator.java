@@ -46,6 +46,8 @@ import org.apache.flink.metrics.Histogram;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.graph.StreamConfig;
@@ -71,6 +73,7 @@ import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * A keyed window operator with Continuous Eventual Checkpointing. Window state lives on the heap,
@@ -92,7 +95,10 @@ import java.util.TreeSet;
  * </ul>
  *
  * <p>A restored subtask continues the stream in a new segment that links back to exactly the
- * checkpointed position, which cuts off whatever the failed attempt wrote after it.
+ * checkpointed position, which cuts off whatever the failed attempt wrote after it. A restore at
+ * another parallelism reads every stream of the checkpoint for the windows (and, when the input is
+ * logged, the INPUT records) of its own key groups and writes a new generation of streams, which
+ * starts with a CHECK of each window it restored; the old streams stay as the checkpoint left them.
  *
  * <p>Time windows fire at their end (event or processing time, no allowed lateness, as Flink's
  * default triggers); count windows fire and purge at their size. Late records are dropped and
@@ -136,8 +142,12 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient long windowTimer;
 
     private transient FileSystem fs;
+    /** The generation of this subtask's stream: 0, or the checkpoint that a rescale restored. */
+    private transient long generation;
     private transient Path directory;
     private transient LogWriter log;
+    /** Windows restored from another parallelism's streams, to be checked into this stream on open. */
+    @Nullable private transient List<OpenWindow<K, W, ACC>> rescaledWindows;
     private transient LogRetention retention;
     private transient ListState<byte[]> positionState;
     private transient NavigableMap<Long, CheckpointedPosition> pendingCommits;
@@ -218,58 +228,48 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
         fs = options.logPath().getFileSystem();
         ObjectStoreRefusal.checkKind(CecConfigOptions.LOG_PATH.key(), options.logPath(), fs);
-        directory = PersistedStream.subtaskDirectory(options.logPath(), subtask);
-        retention = new LogRetention(fs, directory, options.retentionMillis(), options.retentionBytes());
         positionState =
                 context.getOperatorStateStore()
                         .getUnionListState(
                                 new ListStateDescriptor<>(
                                         STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
 
-        // Before the claim: a restore refused for its parallelism must leave the log path as it was.
-        CheckpointedPosition restored = context.isRestored() ? restoredPosition(subtask, parallelism) : null;
+        // Before the claim: state that cannot be read must leave the log path as it was.
+        List<CheckpointedPosition> restored = new ArrayList<>();
+        if (context.isRestored()) {
+            for (byte[] bytes : positionState.get()) {
+                restored.add(CheckpointedPosition.fromBytes(bytes));
+            }
+        }
+        long restoredCheckpoint = context.getRestoredCheckpointId().orElse(0L);
+        CheckpointedPosition own = null;
+        for (CheckpointedPosition position : restored) {
+            if (position.parallelism == parallelism && position.subtask == subtask) {
+                own = position;
+            }
+        }
+        boolean rescaled = !restored.isEmpty() && restored.get(0).parallelism != parallelism;
+        generation = own != null ? own.generation : rescaled ? restoredCheckpoint : 0;
+        directory = PersistedStream.subtaskDirectory(options.logPath(), generation, subtask);
+        retention = new LogRetention(fs, directory, options.retentionMillis(), options.retentionBytes());
         claimDirectory();
-        if (restored != null) {
-            restore(restored);
+        if (own != null) {
+            restore(own);
             // Readers follow the restored stream from now on, not a later one that the restore
             // (say, from an older savepoint) abandoned.
-            PersistedStream.commit(
-                    fs,
-                    directory,
-                    new CommitMarker(
-                            context.getRestoredCheckpointId().orElse(0L), restored.end, jobId()));
+            PersistedStream.commit(fs, directory, new CommitMarker(restoredCheckpoint, own.end, jobId()));
+        } else if (rescaled) {
+            restoreRescaled(restored, restoredCheckpoint);
         } else {
             startNewStream();
         }
-    }
-
-    /**
-     * This subtask's entry of the restored union state, or null if it has none; fails if the state
-     * was checkpointed at another parallelism.
-     */
-    @Nullable
-    private CheckpointedPosition restoredPosition(int subtask, int parallelism) throws Exception {
-        CheckpointedPosition restored = null;
-        for (byte[] bytes : positionState.get()) {
-            CheckpointedPosition position = CheckpointedPosition.fromBytes(bytes);
-            if (position.parallelism != parallelism) {
-                throw new IllegalStateException(
-                        "CEC window " + self() + " was checkpointed with parallelism "
-                                + position.parallelism + " and cannot be restored with parallelism " + parallelism
-                                + ": its windows live in per-subtask logs under " + options.logPath()
-                                + ". Restore it with parallelism " + position.parallelism + ".");
-            }
-            if (position.subtask == subtask) {
-                restored = position;
-            }
-        }
-        return restored;
+        withdrawLaterGenerations(restoredCheckpoint);
     }
 
     /** Fails if another operator writes the same directory: the two would commit over each other. */
     private void claimDirectory() throws IOException {
         OwnerMarker self = self();
-        List<OwnerMarker> others = OwnerMarker.claim(fs, options.logPath(), subtaskIndex(), self);
+        List<OwnerMarker> others = OwnerMarker.claim(fs, options.logPath(), directory, self);
         if (!others.isEmpty()) {
             throw new IllegalStateException(
                     "CEC log path " + options.logPath() + " is written by " + others.get(0) + " and by " + self
@@ -306,19 +306,75 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
 
     private void restore(CheckpointedPosition position) throws Exception {
         long start = System.nanoTime();
+        recover(position, directory, key -> true);
+        streamTime = position.streamTime;
+        watermark = position.watermark;
+        // A new segment that links back to the checkpointed end: the old attempt's tail is cut off.
+        log = new LogWriter(
+                fs, directory, subtaskIndex(), position.segmentSequence + 1, position.end, options.segmentBytes(),
+                options.indexIntervalBytes(), options.logPermissions());
+        recoveryMillis = (System.nanoTime() - start) / 1_000_000;
+        LOG.info(
+                "CEC operator '{}' restored {} open windows from {} at {} (recovery horizon {}): read {} records, "
+                        + "replayed {} inputs in {} ms",
+                getOperatorName(), windows.size(), directory, position.end, position.horizon, recoveryRecordsScanned,
+                replayedInputs, recoveryMillis);
+    }
+
+    /**
+     * Restores the windows of this subtask's key groups from every stream of a checkpoint taken at
+     * another parallelism, and starts this subtask's stream of the new generation, committed empty
+     * at once (superseding what an earlier attempt of the same rescale wrote there).
+     */
+    private void restoreRescaled(List<CheckpointedPosition> positions, long checkpointId) throws Exception {
+        long start = System.nanoTime();
+        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        int maxParallelism = getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks();
+        KeyGroupRange keyGroups =
+                KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(maxParallelism, parallelism, subtaskIndex());
+        Predicate<K> owned = key -> keyGroups.contains(KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism));
+        rescaledWindows = new ArrayList<>();
+        for (CheckpointedPosition position : positions) {
+            Path old = PersistedStream.subtaskDirectory(options.logPath(), position.generation, position.subtask);
+            if (position.subtask % parallelism == subtaskIndex()) {
+                // One new subtask per old stream: readers see it as of the restored checkpoint.
+                PersistedStream.commit(fs, old, new CommitMarker(checkpointId, position.end, jobId()));
+            }
+            rescaledWindows.addAll(recover(position, old, owned));
+            // A window that fired in any old subtask must not open again.
+            streamTime = Math.max(streamTime, position.streamTime);
+            watermark = Math.max(watermark, position.watermark);
+        }
+        log = new LogWriter(
+                fs, directory, subtaskIndex(), 0L, null, options.segmentBytes(), options.indexIntervalBytes(),
+                options.logPermissions());
+        log.sync(); // the committed start must be readable
+        PersistedStream.commit(fs, directory, new CommitMarker(checkpointId, log.position(), jobId()));
+        recoveryMillis = (System.nanoTime() - start) / 1_000_000;
+        LOG.info(
+                "CEC operator '{}' restored {} open windows of key groups {} from {} streams of parallelism {} under {}"
+                        + " into {}: read {} records, replayed {} inputs in {} ms",
+                getOperatorName(), windows.size(), keyGroups, positions.size(), positions.get(0).parallelism,
+                options.logPath(), directory, recoveryRecordsScanned, replayedInputs, recoveryMillis);
+    }
+
+    /** Rebuilds the windows of owned keys that were open at {@code position} of {@code stream} and adds them. */
+    private List<OpenWindow<K, W, ACC>> recover(CheckpointedPosition position, Path stream, Predicate<K> owned)
+            throws IOException {
         List<OpenWindow<K, W, ACC>> restored;
         if (position.inputLogged) {
             WindowReplay<K, IN, W, ACC> replay =
-                    WindowReplay.replay(fs, directory, position, serializer, input, assigner, aggregate);
+                    WindowReplay.replay(fs, stream, position, serializer, input, assigner, aggregate, owned, creations);
             restored = replay.windows();
-            recoveryRecordsScanned = replay.recordsScanned();
-            replayedInputs = replay.inputsReplayed();
+            recoveryRecordsScanned += replay.recordsScanned();
+            replayedInputs += replay.inputsReplayed();
         } else {
             WindowRecovery<K, W, ACC> recovery =
                     WindowRecovery.scan(
-                            fs, directory, position.end, position.openWindows, serializer, aggregate::createAccumulator);
+                            fs, stream, position.end, position.openWindows, serializer, aggregate::createAccumulator,
+                            owned, creations);
             restored = recovery.windows();
-            recoveryRecordsScanned = recovery.recordsScanned();
+            recoveryRecordsScanned += recovery.recordsScanned();
         }
         long now = getProcessingTimeService().getCurrentProcessingTime();
         for (OpenWindow<K, W, ACC> window : restored) {
@@ -334,18 +390,24 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                 footprints.changed(window);
             }
         }
-        streamTime = position.streamTime;
-        watermark = position.watermark;
-        // A new segment that links back to the checkpointed end: the old attempt's tail is cut off.
-        log = new LogWriter(
-                fs, directory, subtaskIndex(), position.segmentSequence + 1, position.end, options.segmentBytes(),
-                options.indexIntervalBytes(), options.logPermissions());
-        recoveryMillis = (System.nanoTime() - start) / 1_000_000;
-        LOG.info(
-                "CEC operator '{}' restored {} open windows from {} at {} (recovery horizon {}): read {} records, "
-                        + "replayed {} inputs in {} ms",
-                getOperatorName(), windows.size(), directory, position.end, position.horizon, recoveryRecordsScanned,
-                replayedInputs, recoveryMillis);
+        return restored;
+    }
+
+    /**
+     * Withdraws the streams of generations that started at or after the restored checkpoint, but
+     * this subtask's own: this run abandoned them, and readers must not see their results next to
+     * the ones it writes again. Each subtask takes the old subtask indexes congruent to its own.
+     */
+    private void withdrawLaterGenerations(long restoredCheckpoint) throws IOException {
+        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        for (Path stream : PersistedStream.subtaskDirectories(fs, options.logPath())) {
+            long streamGeneration = PersistedStream.generationOf(stream);
+            if (streamGeneration != generation
+                    && streamGeneration >= restoredCheckpoint
+                    && PersistedStream.subtaskOf(stream) % parallelism == subtaskIndex()) {
+                PersistedStream.withdraw(fs, stream);
+            }
+        }
     }
 
     private String jobId() {
@@ -374,6 +436,12 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     @Override
     public void open() throws Exception {
         super.open();
+        if (rescaledWindows != null) {
+            // Their footprints are in the old streams: a CHECK of each here makes this stream
+            // self-contained, so that its own restores never read the old generation.
+            checkpointWindows(rescaledWindows);
+            rescaledWindows = null;
+        }
         if (options.periodMillis() > 0 && options.mode() == CecMode.BARRIER) {
             schedulePolicy();
         }
@@ -619,6 +687,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                 new CheckpointedPosition(
                         subtaskIndex(),
                         getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+                        generation,
                         end,
                         log.sequence(),
                         windows.size(),

@@ -27,18 +27,21 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 
 /**
- * All a CEC operator subtask keeps in Flink state: where its stream ended at the checkpoint, how
- * many windows were open there and where the oldest footprint of those windows lies (the
- * recovery horizon), whether the stream logs the input, plus the two clocks that must not go
- * backwards. Its size does not depend on the number of windows.
+ * All a CEC operator subtask keeps in Flink state: which stream it writes (its subtask and
+ * generation), where that stream ended at the checkpoint, how many windows were open there and
+ * where the oldest footprint of those windows lies (the recovery horizon), whether the stream logs
+ * the input, plus the two clocks that must not go backwards. Its size does not depend on the
+ * number of windows.
  */
 public final class CheckpointedPosition {
 
-    /** Version 1 (no horizon, no input) is still read. */
-    private static final int VERSION = 2;
+    /** Versions 1 (no horizon, no input) and 2 (no generation) are still read. */
+    private static final int VERSION = 3;
 
     final int subtask;
     final int parallelism;
+    /** The generation of the subtask's stream: 0 for the first, 0 in bytes before version 3. */
+    final long generation;
     final LogPosition end;
     final long segmentSequence;
     final int openWindows;
@@ -52,6 +55,7 @@ public final class CheckpointedPosition {
     CheckpointedPosition(
             int subtask,
             int parallelism,
+            long generation,
             LogPosition end,
             long segmentSequence,
             int openWindows,
@@ -61,6 +65,7 @@ public final class CheckpointedPosition {
             boolean inputLogged) {
         this.subtask = subtask;
         this.parallelism = parallelism;
+        this.generation = generation;
         this.end = end;
         this.segmentSequence = segmentSequence;
         this.openWindows = openWindows;
@@ -87,6 +92,7 @@ public final class CheckpointedPosition {
         out.writeInt(VERSION);
         out.writeInt(subtask);
         out.writeInt(parallelism);
+        out.writeLong(generation);
         end.write(out);
         out.writeLong(segmentSequence);
         out.writeInt(openWindows);
@@ -101,11 +107,12 @@ public final class CheckpointedPosition {
     public static CheckpointedPosition fromBytes(byte[] bytes) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
         int version = in.readInt();
-        if (version != 1 && version != VERSION) {
-            throw new IOException("Unknown CEC operator state version " + version + " (expected 1 or " + VERSION + ")");
+        if (version < 1 || version > VERSION) {
+            throw new IOException("Unknown CEC operator state version " + version + " (expected 1 to " + VERSION + ")");
         }
         int subtask = in.readInt();
         int parallelism = in.readInt();
+        long generation = version < 3 ? 0 : in.readLong();
         LogPosition end = LogPosition.read(in);
         long segmentSequence = in.readLong();
         int openWindows = in.readInt();
@@ -114,12 +121,12 @@ public final class CheckpointedPosition {
         LogPosition horizon = version == 1 ? null : LogPosition.read(in);
         boolean inputLogged = version != 1 && in.readBoolean();
         return new CheckpointedPosition(
-                subtask, parallelism, end, segmentSequence, openWindows, streamTime, watermark, horizon, inputLogged);
+                subtask, parallelism, generation, end, segmentSequence, openWindows, streamTime, watermark, horizon, inputLogged);
     }
 
     @Override
     public String toString() {
-        return "subtask " + subtask + "/" + parallelism + " at " + end + " with " + openWindows
+        return "subtask " + subtask + "/" + parallelism + " of generation " + generation + " at " + end + " with " + openWindows
                 + " open windows, recovery horizon " + horizon;
     }
 }

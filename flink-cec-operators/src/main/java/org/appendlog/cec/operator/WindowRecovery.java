@@ -34,6 +34,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -42,7 +43,8 @@ import java.util.function.Supplier;
  * The newest tuple of a window decides: a RESULT means the window had closed, an OPEN or CHECK is
  * its state (a barrier wrote a CHECK for every changed window). Records that are not tuples (the
  * logged input) are passed over. The scan stops as soon as it has {@code n} open windows, so its
- * length depends on how old the oldest footprint is, not on the size of the log.
+ * length depends on how old the oldest footprint is, not on the size of the log. After a rescale
+ * a subtask keeps only the windows of its own keys, but counts all of them to know where to stop.
  */
 final class WindowRecovery<K, W extends Window, ACC> {
 
@@ -62,19 +64,22 @@ final class WindowRecovery<K, W extends Window, ACC> {
             LogPosition end,
             int openWindows,
             CecRecordSerializer<K, W, ACC, ?> serializer,
-            Supplier<ACC> emptyAccumulator)
+            Supplier<ACC> emptyAccumulator,
+            Predicate<K> owned,
+            long firstCreation)
             throws IOException {
         List<OpenWindow<K, W, ACC>> found = new ArrayList<>(openWindows);
         Set<OpenWindow.Id<K, W>> decided = new HashSet<>();
         DataInputDeserializer in = new DataInputDeserializer();
         long scanned = 0;
+        int all = 0;
         try (BackwardLogReader reader = new BackwardLogReader(fs, directory, end)) {
-            while (found.size() < openWindows) {
+            while (all < openWindows) {
                 LogRecord record = reader.previous();
                 if (record == null) {
                     throw new IOException(
                             "CEC recovery scan of " + directory + " from " + end + " reached the start of the "
-                                    + "stream with " + found.size() + " of " + openWindows
+                                    + "stream with " + all + " of " + openWindows
                                     + " open windows found; the log is incomplete");
                 }
                 scanned++;
@@ -83,11 +88,15 @@ final class WindowRecovery<K, W extends Window, ACC> {
                 }
                 in.setBuffer(record.payload());
                 CecRecord<K, W, ACC, ?> tuple = serializer.deserialize(in);
-                if (decided.add(new OpenWindow.Id<>(tuple.getKey(), tuple.getWindow()))
-                        && tuple.getKind() != CecRecordKind.RESULT) {
+                if (!decided.add(new OpenWindow.Id<>(tuple.getKey(), tuple.getWindow()))
+                        || tuple.getKind() == CecRecordKind.RESULT) {
+                    continue;
+                }
+                all++;
+                if (owned.test(tuple.getKey())) {
                     long openTime = tuple.getKind() == CecRecordKind.OPEN ? record.timestamp() : Long.MIN_VALUE;
                     found.add(OpenWindow.rebuilt(
-                            tuple, found.size(), emptyAccumulator.get(),
+                            tuple, firstCreation + found.size(), emptyAccumulator.get(),
                             reader.position(), openTime));
                 }
             }
@@ -96,7 +105,7 @@ final class WindowRecovery<K, W extends Window, ACC> {
         }
     }
 
-    /** The windows open at the scanned position, rebuilt from their latest footprints, oldest footprint first. */
+    /** The windows of owned keys open at the scanned position, rebuilt from their latest footprints, oldest footprint first. */
     List<OpenWindow<K, W, ACC>> windows() {
         return windows;
     }

@@ -36,6 +36,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The recovery of a checkpoint whose stream logs its input (eventual and open-only mode): reads
@@ -45,17 +46,28 @@ import java.util.List;
  * every input logged before it and none after, so at the end each window holds exactly its state
  * at the checkpoint. Windows first seen after their INPUTs closed before the end and are ignored.
  * Nothing is emitted: what the replayed input produced is in the log already.
+ *
+ * <p>After a rescale a subtask keeps only the windows of its own keys: it replays only their
+ * input, but follows every window of the stream to check the checkpoint's window count.
  */
 final class WindowReplay<K, IN, W extends Window, ACC> {
 
     /** In footprint order: a window moves to the end at each footprint. */
     private final LinkedHashMap<OpenWindow.Id<K, W>, OpenWindow<K, W, ACC>> windows = new LinkedHashMap<>();
+    private final Predicate<K> owned;
     private long recordsScanned;
     private long inputsReplayed;
     private long created;
 
-    private WindowReplay() {}
+    private WindowReplay(Predicate<K> owned, long firstCreation) {
+        this.owned = owned;
+        this.created = firstCreation;
+    }
 
+    /**
+     * @param owned whether a key is this subtask's (after a rescale, its key groups)
+     * @param firstCreation the creation number of the first window rebuilt
+     */
     static <K, IN, W extends Window, ACC> WindowReplay<K, IN, W, ACC> replay(
             FileSystem fs,
             Path directory,
@@ -63,9 +75,11 @@ final class WindowReplay<K, IN, W extends Window, ACC> {
             CecRecordSerializer<K, W, ACC, ?> serializer,
             LoggedInput<K, IN> input,
             WindowAssigner<? super IN, W> assigner,
-            AggregateFunction<IN, ACC, ?> aggregate)
+            AggregateFunction<IN, ACC, ?> aggregate,
+            Predicate<K> owned,
+            long firstCreation)
             throws IOException {
-        WindowReplay<K, IN, W, ACC> replay = new WindowReplay<>();
+        WindowReplay<K, IN, W, ACC> replay = new WindowReplay<>(owned, firstCreation);
         ReplayedClock clock = new ReplayedClock();
         DataInputDeserializer in = new DataInputDeserializer();
         List<SegmentExtent> chain = PersistedStream.chainFrom(fs, directory, position.horizon, position.end);
@@ -79,6 +93,9 @@ final class WindowReplay<K, IN, W extends Window, ACC> {
                 replay.recordsScanned++;
                 if (LoggedInput.isInput(record.payload())) {
                     input.read(record.payload());
+                    if (!owned.test(input.key)) {
+                        continue;
+                    }
                     clock.time = input.processingTime;
                     for (W w : assigner.assignWindows(input.element, input.timestamp, clock)) {
                         OpenWindow<K, W, ACC> window = replay.windows.get(new OpenWindow.Id<>(input.key, w));
@@ -113,9 +130,15 @@ final class WindowReplay<K, IN, W extends Window, ACC> {
         return replay;
     }
 
-    /** The windows open at the checkpoint, oldest footprint first. */
+    /** The windows of owned keys open at the checkpoint, oldest footprint first. */
     List<OpenWindow<K, W, ACC>> windows() {
-        return new ArrayList<>(windows.values());
+        List<OpenWindow<K, W, ACC>> result = new ArrayList<>(windows.size());
+        for (OpenWindow<K, W, ACC> window : windows.values()) {
+            if (owned.test(window.key)) {
+                result.add(window);
+            }
+        }
+        return result;
     }
 
     long recordsScanned() {

@@ -79,6 +79,12 @@ final class SubtaskStreamReader implements Closeable {
     /** Reads the latest commit marker again; true if the stream was committed further. */
     boolean refresh() throws IOException {
         Optional<LogPosition> end = PersistedStream.committedEnd(fs(), directory);
+        if (end.isEmpty() && knownEnd != null) {
+            throw new IOException(
+                    "The persisted stream in " + directory + " was withdrawn after this reader read it up to "
+                            + knownEnd + ": the writing job was restored from a checkpoint older than this stream's "
+                            + "generation (a restore at another parallelism that a later restore abandoned).");
+        }
         if (end.isEmpty() || end.get().equals(knownEnd)) {
             return false;
         }

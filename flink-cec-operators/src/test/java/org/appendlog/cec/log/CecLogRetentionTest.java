@@ -28,6 +28,7 @@ import org.appendlog.statebackend.faults.ReliabilityLog;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.core.execution.JobClient;
@@ -76,12 +77,15 @@ class CecLogRetentionTest {
 
     @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = CecMiniCluster.withFourSlots();
 
-    private static final long EVENTS = 30_000;
+    private static final long EVENTS = 20_000;
     private static final int WORDS = 30;
     private static final long MILLIS_PER_EVENT = 5;
     private static final long SEGMENT_BYTES = 8 << 10;
     private static final long RETENTION_BYTES = 64 << 10;
     private static final int DELETIONS_BEFORE_FAILURE = 10;
+    // Paced per completed checkpoint, not per second: retention runs after each checkpoint, so what
+    // the log may hold beyond its bound is what arrives between two of them, however slow they are.
+    private static final int EVENTS_PER_CHECKPOINT = 200;
 
     static final AtomicInteger DELETED = new AtomicInteger();
     static final AtomicInteger FAILURES = new AtomicInteger();
@@ -108,7 +112,11 @@ class CecLogRetentionTest {
         env.enableCheckpointing(100);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(3, 100));
         DataStream<Tuple2<String, Long>> words =
-                WordCountJob.words(env, EVENTS, WORDS, MILLIS_PER_EVENT, 3_000).map(new FailAfterDeletions()).setParallelism(1);
+                WordCountJob.words(
+                                env, EVENTS, WORDS, MILLIS_PER_EVENT,
+                                RateLimiterStrategy.perCheckpoint(EVENTS_PER_CHECKPOINT), false)
+                        .map(new FailAfterDeletions())
+                        .setParallelism(1);
         DataStream<CecRecord<String, TimeWindow, Long, Long>> counts =
                 WordCountJob.cecCounts(words, WordCountJob.windows(Duration.ofSeconds(2), Duration.ofSeconds(1)), options);
         TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type = counts.getType();

@@ -51,11 +51,11 @@ class OwnerMarkerTest {
     void aRefusedOperatorOfHigherParallelismLeavesNothingBehind() throws IOException {
         Path root = new Path(tmp.toURI());
         for (int subtask = 0; subtask < 2; subtask++) {
-            assertThat(OwnerMarker.claim(fs, root, subtask, OWNER)).isEmpty();
+            assertThat(OwnerMarker.claim(fs, root, PersistedStream.subtaskDirectory(root, subtask), OWNER)).isEmpty();
         }
 
         for (int subtask = 0; subtask < 4; subtask++) {
-            assertThat(OwnerMarker.claim(fs, root, subtask, INTRUDER))
+            assertThat(OwnerMarker.claim(fs, root, PersistedStream.subtaskDirectory(root, subtask), INTRUDER))
                     .as("subtask %d", subtask)
                     .extracting(OwnerMarker::toString)
                     .containsExactly(OWNER.toString());
@@ -117,10 +117,10 @@ class OwnerMarkerTest {
     @Test
     void subtasksClaimAnEmptyPathInAnyOrderAndTheOwnerMayAddSubtasks() throws IOException {
         Path root = new Path(tmp.toURI());
-        assertThat(OwnerMarker.claim(fs, root, 2, OWNER)).isEmpty();
-        assertThat(OwnerMarker.claim(fs, root, 0, OWNER)).isEmpty();
-        assertThat(OwnerMarker.claim(fs, root, 3, OWNER)).isEmpty();
-        assertThat(OwnerMarker.claim(fs, root, 0, OWNER)).as("a restore of subtask 0").isEmpty();
+        assertThat(OwnerMarker.claim(fs, root, PersistedStream.subtaskDirectory(root, 2), OWNER)).isEmpty();
+        assertThat(OwnerMarker.claim(fs, root, PersistedStream.subtaskDirectory(root, 0), OWNER)).isEmpty();
+        assertThat(OwnerMarker.claim(fs, root, PersistedStream.subtaskDirectory(root, 3), OWNER)).isEmpty();
+        assertThat(OwnerMarker.claim(fs, root, PersistedStream.subtaskDirectory(root, 0), OWNER)).as("a restore of subtask 0").isEmpty();
 
         assertThat(names(root)).containsExactly("subtask-0000", "subtask-0002", "subtask-0003");
     }
@@ -147,7 +147,7 @@ class OwnerMarkerTest {
 
     private boolean owns(Path root, OwnerMarker operator, CyclicBarrier start) throws Exception {
         start.await();
-        return OwnerMarker.claim(fs, root, 0, operator).isEmpty();
+        return OwnerMarker.claim(fs, root, PersistedStream.subtaskDirectory(root, 0), operator).isEmpty();
     }
 
     private List<String> names(Path directory) throws IOException {

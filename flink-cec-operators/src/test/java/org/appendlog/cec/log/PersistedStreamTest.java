@@ -54,6 +54,41 @@ class PersistedStreamTest {
     }
 
     @Test
+    void streamsOfEveryGenerationAreListedAndAWithdrawnOneHasNoCommitButKeepsItsSegments() throws IOException {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Path root = new Path(tmp.toURI());
+        Path first = PersistedStream.subtaskDirectory(root, 1);
+        Path rescaled = PersistedStream.subtaskDirectory(root, 42L, 2);
+        assertThat(first.getName()).isEqualTo("subtask-0001");
+        assertThat(rescaled.getName()).isEqualTo("subtask-0002-gen-42");
+        for (Path stream : new Path[] {first, rescaled}) {
+            try (LogWriter w = new LogWriter(fs, stream, 0, 0, null, 4096, 256, LogPermissions.of((short) 0700, (short) 0600))) {
+                w.append(1, payload(1), payload(1).length);
+                w.sync();
+                PersistedStream.commit(fs, stream, new CommitMarker(7, w.position(), "job"));
+                PersistedStream.commit(fs, stream, new CommitMarker(8, w.position(), "job"));
+            }
+        }
+
+        assertThat(PersistedStream.subtaskDirectories(fs, root)).containsExactly(first, rescaled);
+        assertThat(PersistedStream.generationOf(first)).isZero();
+        assertThat(PersistedStream.subtaskOf(first)).isEqualTo(1);
+        assertThat(PersistedStream.generationOf(rescaled)).isEqualTo(42L);
+        assertThat(PersistedStream.subtaskOf(rescaled)).isEqualTo(2);
+
+        long segments = countSegments(rescaled);
+        PersistedStream.withdraw(fs, rescaled);
+        assertThat(PersistedStream.latestCommit(fs, rescaled)).as("commit of the withdrawn stream").isEmpty();
+        assertThat(countSegments(rescaled)).as("segments of the withdrawn stream").isEqualTo(segments).isPositive();
+        assertThat(PersistedStream.latestCommit(fs, first).orElseThrow().checkpointId()).isEqualTo(8);
+    }
+
+    private static long countSegments(Path directory) {
+        File[] segments = new File(directory.toUri()).listFiles((d, name) -> LogWriter.sequenceOf(name) >= 0);
+        return segments == null ? 0 : segments.length;
+    }
+
+    @Test
     void readsBackwardsAcrossRolledSegmentsAndForwardFromATimestamp() throws IOException {
         FileSystem fs = FileSystem.getLocalFileSystem();
         Path dir = new Path(tmp.toURI());

@@ -62,6 +62,7 @@ public final class ReliabilityReport {
         TITLES.put("cec-log-retention-job", "CEC operators: a job that fails while retention deletes its log, and a read from before the earliest kept record (`CecLogRetentionTest`)");
         TITLES.put("cec-log-following", "CEC operators: a live reader while the writing job fails (`CecLogFollowingTest`)");
         TITLES.put("cec-eventual-recovery", "CEC operators: jobs failed in eventual and open-only mode, and savepoints restored in another mode (`CecEventualModeTest`)");
+        TITLES.put("cec-rescale", "CEC operators: restores at another parallelism, 2 -> 3 -> 1, and the old checkpoint again (`CecRescaleTest`)");
         TITLES.put("cec-fuzzed-log", "CEC operators: stream segments and time indexes mutated thousands of ways, by kind of mutation (`FuzzedSegmentsTest`)");
         TITLES.put("hbase-faults", "HBase storage: cluster faults during a checkpoint, lost rows, cells above the client's limit (`HBaseFaultsITCase`)");
         TITLES.put("hbase-job-id", "HBase storage: a new run under the job id of a run with a retained checkpoint (`HBaseCheckpointStorageJobITCase`)");

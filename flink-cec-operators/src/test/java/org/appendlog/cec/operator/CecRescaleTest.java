@@ -1,0 +1,461 @@
+/*
+ * Copyright AppendLog contributors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package org.appendlog.cec.operator;
+
+import org.appendlog.cec.CecMiniCluster;
+import org.appendlog.cec.CommittedResults;
+import org.appendlog.cec.WordCountJob;
+import org.appendlog.cec.api.CecMode;
+import org.appendlog.cec.api.CecOptions;
+import org.appendlog.cec.api.CecRecord;
+import org.appendlog.cec.api.CecWindowedStream;
+import org.appendlog.cec.api.CecWindows;
+import org.appendlog.cec.log.CommitMarker;
+import org.appendlog.cec.log.PersistedStream;
+import org.appendlog.cec.source.CecLogSource;
+import org.appendlog.statebackend.faults.ReliabilityLog;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.groups.OperatorMetricGroup;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.WindowedStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.functions.sink.SinkFunction;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.windows.GlobalWindow;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.streaming.api.windowing.windows.Window;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.Collector;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Restores at another parallelism: a job runs at parallelism 2 with retained checkpoints and is
+ * cancelled, restored at 3 from the retained checkpoint, stopped with a savepoint and restored at 1
+ * to the end of its bounded input, failing once on the way. The persisted stream's whole history, read with {@link
+ * org.appendlog.cec.source.CecLogSource}, must hold exactly the RESULTs of Flink's {@code
+ * WindowOperator} on the same input. Then the retained parallelism-2 checkpoint is restored again
+ * after the rescaled runs: the history again holds each RESULT once, the later generations withdrawn.
+ */
+class CecRescaleTest {
+
+    private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("cec-rescale");
+
+    private static final long EVENTS = 6_000;
+    private static final int WORDS = 40;
+    private static final long MILLIS_PER_EVENT = 5;
+    /** Events per second of the runs that are stopped: slow enough that none reaches the end first. */
+    private static final double PACED = 1_000;
+    private static final int COUNT_WINDOW = 7;
+    private static final int FAIL_AT_RESULT = 200;
+
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            CecMiniCluster.withFourSlots(REPORTER.addToConfiguration(new Configuration()));
+
+    /** RESULTs forwarded by a run that fails once ({@link FailOnce}), over its attempts. */
+    static final AtomicInteger RESULTS_FORWARDED = new AtomicInteger();
+    static final AtomicInteger FAILURES = new AtomicInteger();
+    /** What the live reader returned. */
+    static final Queue<String> FOLLOWED = new ConcurrentLinkedQueue<>();
+
+    @TempDir File tmp;
+
+    enum Windows {
+        SLIDING_EVENT_TIME,
+        COUNT
+    }
+
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                Arguments.of(Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL),
+                Arguments.of(Windows.COUNT, CecMode.EVENTUAL),
+                Arguments.of(Windows.SLIDING_EVENT_TIME, CecMode.OPEN_ONLY),
+                Arguments.of(Windows.SLIDING_EVENT_TIME, CecMode.BARRIER),
+                Arguments.of(Windows.COUNT, CecMode.BARRIER));
+    }
+
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("cases")
+    void twoToThreeToOneEqualsWindowOperatorAndTheOldCheckpointStillRestores(Windows windows, CecMode mode)
+            throws Exception {
+        File dir = new File(tmp, "stream");
+        Path root = new Path(dir.toURI());
+        List<String> expected = windowOperatorResults(windows);
+
+        File retained = runAndCancel(windows, mode, dir);
+        long checkpoint = checkpointIdOf(retained);
+
+        StreamExecutionEnvironment rescaled = CecMiniCluster.environment(3, restoreFrom(retained.toURI().toString()));
+        job(rescaled, windows, mode, dir, PACED);
+        JobClient three = rescaled.executeAsync("parallelism 3");
+        awaitCommitAfter(PersistedStream.subtaskDirectory(root, checkpoint, 0), checkpoint);
+        String savepoint =
+                three.stopWithSavepoint(false, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
+                        .get();
+        List<Long> scanned = restoreCost(three.getJobID(), CecMetrics.RECOVERY_RECORDS_SCANNED);
+        System.out.printf(
+                "rescale 2 -> 3 (%s): each new subtask read %s log records, replayed %s inputs, in %s ms%n",
+                describe(windows, mode), scanned, restoreCost(three.getJobID(), CecMetrics.REPLAY_RECORDS),
+                restoreCost(three.getJobID(), CecMetrics.RECOVERY_MILLIS));
+        assertThat(scanned).as("records read by the restores of the three new subtasks: both old streams' ranges")
+                .hasSize(3)
+                .containsOnly(scanned.get(0));
+        assertThat(scanned.get(0)).isPositive();
+
+        StreamExecutionEnvironment one = CecMiniCluster.environment(1, restoreFrom(savepoint));
+        one.setRestartStrategy(RestartStrategies.fixedDelayRestart(1, 100));
+        RESULTS_FORWARDED.set(0);
+        FAILURES.set(0);
+        TypeInformation<CecRecord<String, Window, Long, Long>> type = job(one, windows, mode, dir, 0, FAIL_AT_RESULT);
+        one.execute("parallelism 1");
+        assertThat(FAILURES.get()).as("failures of the parallelism-1 run").isEqualTo(1);
+
+        Map<String, Boolean> committed = committedStreams(root);
+        long lastGeneration = savepointGeneration(committed.keySet(), checkpoint);
+        Map<String, Boolean> streams = new TreeMap<>();
+        for (String name : new String[] {"subtask-0000", "subtask-0001", "subtask-0000-gen-" + checkpoint,
+                "subtask-0001-gen-" + checkpoint, "subtask-0002-gen-" + checkpoint, "subtask-0000-gen-" + lastGeneration}) {
+            streams.put(name, true);
+        }
+        assertThat(committed).as("the streams after 2 -> 3 -> 1, each committed").isEqualTo(streams);
+        assertThat(history(dir, type, windows)).as("RESULTs after 2 -> 3 -> 1").containsExactlyInAnyOrderElementsOf(expected);
+        RELIABILITY.record(
+                describe(windows, mode) + ": parallelism 2, cancelled, its retained checkpoint restored at 3, "
+                        + "stopped with a savepoint, restored at 1, which fails once after its " + FAIL_AT_RESULT
+                        + "th RESULT",
+                "the history read with CecLogSource holds exactly WindowOperator's " + expected.size() + " RESULTs");
+
+        // The retained checkpoint of parallelism 2 again: its own streams go on, the rescaled ones are withdrawn.
+        StreamExecutionEnvironment again = CecMiniCluster.environment(2, restoreFrom(retained.toURI().toString()));
+        job(again, windows, mode, dir, 0);
+        again.execute("parallelism 2 again");
+        streams.replaceAll((name, c) -> !name.contains("-gen-"));
+        assertThat(committedStreams(root)).as("the streams after restoring the parallelism-2 checkpoint again, "
+                + "committed or withdrawn").isEqualTo(streams);
+        assertThat(history(dir, type, windows)).as("RESULTs after restoring the parallelism-2 checkpoint again")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        RELIABILITY.record(
+                describe(windows, mode) + ": then the retained parallelism-2 checkpoint restored again",
+                "restored; the 4 streams of the two later generations withdrawn; the history again holds exactly "
+                        + "WindowOperator's " + expected.size() + " RESULTs");
+    }
+
+    @Test
+    void aLiveReaderFollowsTheNewGenerationAndFailsOnceItsStreamIsWithdrawn() throws Exception {
+        File dir = new File(tmp, "stream");
+        List<String> expected = windowOperatorResults(Windows.SLIDING_EVENT_TIME);
+        TypeInformation<CecRecord<String, Window, Long, Long>> type =
+                job(StreamExecutionEnvironment.getExecutionEnvironment(), Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL,
+                        dir, 0);
+        StreamExecutionEnvironment follower = StreamExecutionEnvironment.getExecutionEnvironment();
+        follower.setParallelism(1); // the writer at parallelism 3 takes the other three slots
+        follower.setRestartStrategy(RestartStrategies.noRestart());
+        follower.fromSource(CecLogSource.following(dir.toURI().toString(), type, Long.MIN_VALUE),
+                        WatermarkStrategy.noWatermarks(), "live")
+                .filter(CecRecord::isResult)
+                .map(r -> describe(r.getKey(), r.getWindow(), r.getValue(), r.getTimestamp()))
+                .returns(String.class)
+                .addSink(new Follow());
+        FOLLOWED.clear();
+        JobClient reading = follower.executeAsync("follow");
+
+        File retained = runAndCancel(Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir);
+        StreamExecutionEnvironment three = CecMiniCluster.environment(3, restoreFrom(retained.toURI().toString()));
+        job(three, Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir, 0);
+        three.execute("parallelism 3");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (FOLLOWED.size() < expected.size() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        // Anything the reader would return twice would come now: several polls (100 ms) and discoveries (500 ms).
+        Thread.sleep(1_500);
+        assertThat(new ArrayList<>(FOLLOWED)).as("RESULTs the live reader returned across 2 -> 3")
+                .containsExactlyInAnyOrderElementsOf(expected);
+
+        StreamExecutionEnvironment again = CecMiniCluster.environment(2, restoreFrom(retained.toURI().toString()));
+        job(again, Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir, 0);
+        again.execute("parallelism 2 again");
+        assertThatThrownBy(() -> reading.getJobExecutionResult().get(60, TimeUnit.SECONDS))
+                .hasStackTraceContaining("-gen-" + checkpointIdOf(retained) + " was withdrawn after this reader read it");
+        RELIABILITY.record(
+                "a live reader while the job goes 2 -> 3, then the retained parallelism-2 checkpoint restored again",
+                "the reader found the new generation's streams and returned exactly WindowOperator's " + expected.size()
+                        + " RESULTs; after the restore it failed, naming a withdrawn stream");
+    }
+
+    @Test
+    void aRestoreWithAnotherMaxParallelismFailsNamingBothAndLeavesThePathAsItWas() throws Exception {
+        File dir = new File(tmp, "stream");
+        File retained = runAndCancel(Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir);
+        Map<String, Long> before = listing(dir);
+
+        StreamExecutionEnvironment refused = CecMiniCluster.environment(3, restoreFrom(retained.toURI().toString()));
+        refused.setMaxParallelism(64);
+        job(refused, Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir, 0);
+        assertThatThrownBy(() -> refused.execute("max parallelism 64"))
+                .hasStackTraceContaining("with max parallelism 128 to new program with max parallelism 64");
+        assertThat(listing(dir)).as("the log path after the refused restore").isEqualTo(before);
+        RELIABILITY.record(
+                "a checkpoint of max parallelism 128 restored with max parallelism 64",
+                "refused by Flink before any task runs, naming both values (\"... with max parallelism 128 to new "
+                        + "program with max parallelism 64\"); the log path unchanged");
+    }
+
+    /** Per subtask of the CEC operator of {@code job}, the value of a restore metric. */
+    private static List<Long> restoreCost(JobID job, String metric) {
+        List<Long> values = new ArrayList<>();
+        for (OperatorMetricGroup group : REPORTER.findOperatorMetricGroups(job, "cec")) {
+            values.add((Long) ((Gauge<?>) REPORTER.getMetricsByGroup(group).get(metric)).getValue());
+        }
+        return values;
+    }
+
+    /** Fails the job once, when it forwards its {@code failAt}-th RESULT (0: never). */
+    static final class FailOnce implements MapFunction<CecRecord<String, Window, Long, Long>, String> {
+        private final int failAt;
+
+        FailOnce(int failAt) {
+            this.failAt = failAt;
+        }
+
+        @Override
+        public String map(CecRecord<String, Window, Long, Long> record) {
+            if (failAt > 0 && record.isResult() && RESULTS_FORWARDED.incrementAndGet() == failAt
+                    && FAILURES.compareAndSet(0, 1)) {
+                throw new RuntimeException("Injected failure at RESULT " + failAt);
+            }
+            return "";
+        }
+    }
+
+    /** Collects what the live reader returned. */
+    static final class Follow implements SinkFunction<String> {
+        @Override
+        public void invoke(String value, Context context) {
+            FOLLOWED.add(value);
+        }
+    }
+
+    /** Runs the job at parallelism 2, paced, and cancels it after its first commits; returns the retained checkpoint. */
+    private File runAndCancel(Windows windows, CecMode mode, File dir) throws Exception {
+        Configuration config = new Configuration();
+        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, new File(tmp, "checkpoints").toURI().toString());
+        config.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        StreamExecutionEnvironment env = CecMiniCluster.environment(2, config);
+        job(env, windows, mode, dir, PACED);
+        JobClient two = env.executeAsync("parallelism 2");
+        Path first = PersistedStream.subtaskDirectory(new Path(dir.toURI()), 0);
+        awaitCommitAfter(first, 3);
+        two.cancel().get();
+        while (!two.getJobStatus().get().isGloballyTerminalState()) {
+            Thread.sleep(20);
+        }
+        assertThat(two.getJobStatus().get()).isEqualTo(JobStatus.CANCELED);
+        return latestRetainedCheckpoint(new File(tmp, "checkpoints"));
+    }
+
+    private static TypeInformation<CecRecord<String, Window, Long, Long>> job(
+            StreamExecutionEnvironment env, Windows windows, CecMode mode, File dir, double perSecond) {
+        return job(env, windows, mode, dir, perSecond, 0);
+    }
+
+    /** The job; {@code failAtResult} > 0 fails it once when it forwards that many RESULTs. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static TypeInformation<CecRecord<String, Window, Long, Long>> job(
+            StreamExecutionEnvironment env, Windows windows, CecMode mode, File dir, double perSecond,
+            int failAtResult) {
+        KeyedStream<Tuple2<String, Long>, String> words =
+                WordCountJob.words(env, EVENTS, WORDS, MILLIS_PER_EVENT, perSecond).keyBy(w -> w.f0);
+        CecWindows<Tuple2<String, Long>, String> cec = CecWindows.of(words);
+        CecWindowedStream<Tuple2<String, Long>, String, ? extends Window> windowed =
+                windows == Windows.COUNT ? cec.countWindow(COUNT_WINDOW) : cec.window(eventTimeWindows());
+        DataStream<CecRecord<String, Window, Long, Long>> out =
+                (DataStream) windowed.aggregate(new WordCountJob.Count(), CecOptions.builder(dir.toURI().toString())
+                                .mode(mode).period(Duration.ofMillis(50)).slowThreshold(Duration.ofMillis(100)).build())
+                        .uid("cec")
+                        .name("cec");
+        // In every run, so that the topology (and the operator ids) stay the same.
+        out.map(new FailOnce(failAtResult)).addSink(new DiscardingSink<>());
+        return out.getType();
+    }
+
+    private static String describe(Windows windows, CecMode mode) {
+        return (windows == Windows.COUNT ? "count windows of " + COUNT_WINDOW : "sliding event-time windows") + ", "
+                + mode + " mode";
+    }
+
+    private static SlidingEventTimeWindows eventTimeWindows() {
+        return SlidingEventTimeWindows.of(Duration.ofSeconds(2), Duration.ofMillis(500));
+    }
+
+    /** What Flink's {@code WindowOperator} fires on the whole input, each as {@link #describe}d. */
+    private static List<String> windowOperatorResults(Windows windows) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        KeyedStream<Tuple2<String, Long>, String> words =
+                WordCountJob.words(env, EVENTS, WORDS, MILLIS_PER_EVENT, 0).keyBy(w -> w.f0);
+        DataStream<String> results =
+                windows == Windows.COUNT
+                        ? describedBy(words.countWindow(COUNT_WINDOW))
+                        : describedBy(words.window(eventTimeWindows()));
+        List<String> expected = new ArrayList<>();
+        results.executeAndCollect().forEachRemaining(expected::add);
+        assertThat(expected).as("Flink's WindowOperator fired windows").hasSizeGreaterThan(100);
+        return expected;
+    }
+
+    private static <W extends Window> DataStream<String> describedBy(
+            WindowedStream<Tuple2<String, Long>, String, W> windowed) {
+        return windowed.aggregate(new WordCountJob.Count(), new ProcessWindowFunction<Long, String, String, W>() {
+            @Override
+            public void process(String key, Context ctx, Iterable<Long> counts, Collector<String> out) {
+                for (Long count : counts) {
+                    out.collect(describe(key, ctx.window(), count, ctx.window().maxTimestamp()));
+                }
+            }
+        });
+    }
+
+    /** A result as compared: key, window, value and, for time windows, the timestamp (window end - 1). */
+    private static String describe(String key, Window window, Long value, long timestamp) {
+        return key + "|" + window + "|" + value + (window instanceof GlobalWindow ? "" : "|" + timestamp);
+    }
+
+    /** The RESULTs of the committed history, read back with CecLogSource. */
+    private static List<String> history(
+            File dir, TypeInformation<CecRecord<String, Window, Long, Long>> type, Windows windows) throws Exception {
+        StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
+        reader.setParallelism(2);
+        return CommittedResults.read(dir, type, reader).stream()
+                .map(r -> describe(r.getKey(), r.getWindow(), r.getValue(), r.getTimestamp()))
+                .collect(Collectors.toList());
+    }
+
+    private static Configuration restoreFrom(String path) {
+        Configuration restore = new Configuration();
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, path);
+        return restore;
+    }
+
+    /** Waits until the stream in {@code directory} has a commit of a checkpoint after {@code checkpointId}. */
+    private static void awaitCommitAfter(Path directory, long checkpointId) throws Exception {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            Optional<CommitMarker> commit = PersistedStream.latestCommit(fs, directory);
+            if (commit.isPresent() && commit.get().checkpointId() > checkpointId) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no commit after checkpoint " + checkpointId + " in " + directory + " within 60 s");
+    }
+
+    /** Each stream directory's name, and whether it has a commit. */
+    private static Map<String, Boolean> committedStreams(Path root) throws IOException {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        Map<String, Boolean> streams = new TreeMap<>();
+        for (Path stream : PersistedStream.subtaskDirectories(fs, root)) {
+            streams.put(stream.getName(), PersistedStream.latestCommit(fs, stream).isPresent());
+        }
+        return streams;
+    }
+
+    /** The generation the restore from the savepoint started: the one after {@code checkpoint}'s. */
+    private static long savepointGeneration(Iterable<String> streams, long checkpoint) throws IOException {
+        long latest = 0;
+        for (String name : streams) {
+            latest = Math.max(latest, PersistedStream.generationOf(new Path(name)));
+        }
+        assertThat(latest).as("the savepoint's generation").isGreaterThan(checkpoint);
+        return latest;
+    }
+
+    private static File latestRetainedCheckpoint(File checkpoints) throws IOException {
+        try (Stream<java.nio.file.Path> files = Files.walk(checkpoints.toPath())) {
+            return files.filter(f -> f.getFileName().toString().equals("_metadata"))
+                    .map(f -> f.getParent().toFile())
+                    .max((a, b) -> Long.compare(checkpointIdOf(a), checkpointIdOf(b)))
+                    .orElseThrow(() -> new AssertionError("no retained checkpoint under " + checkpoints));
+        }
+    }
+
+    private static long checkpointIdOf(File checkpoint) {
+        return Long.parseLong(checkpoint.getName().substring("chk-".length()));
+    }
+
+    /** Every file and directory under {@code dir} with its size (directories: -1). */
+    private static Map<String, Long> listing(File dir) throws IOException {
+        java.nio.file.Path root = dir.toPath();
+        try (Stream<java.nio.file.Path> files = Files.walk(root)) {
+            Map<String, Long> listing = new TreeMap<>();
+            for (java.nio.file.Path file : (Iterable<java.nio.file.Path>) files::iterator) {
+                BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+                listing.put(root.relativize(file).toString(), attributes.isDirectory() ? -1L : attributes.size());
+            }
+            return listing;
+        }
+    }
+}
