@@ -17,6 +17,7 @@
 package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.index.LogIndex;
+import org.appendlog.statebackend.log.HadoopFileSystems;
 import org.appendlog.statebackend.log.LogFileName;
 import org.appendlog.statebackend.log.ObjectStoreDetector;
 import org.appendlog.statebackend.log.OrphanSweep;
@@ -158,7 +159,8 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             settings.segmentSize(),
                             settings.syncMode(),
                             settings.compression(),
-                            objectStore || settings.sealEveryBatch());
+                            objectStore || settings.sealEveryBatch(),
+                            settings.permissions());
             LogIndex index = new LogIndex(keyGroupRange);
             AppendLogKeyedStateBackend<K> backend =
                     new AppendLogKeyedStateBackend<>(
@@ -289,7 +291,9 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
         IOException cause = null;
         boolean created = false;
         try {
-            FutureTask<Boolean> mkdirs = new FutureTask<>(() -> dir.getFileSystem().mkdirs(dir));
+            FutureTask<Boolean> mkdirs =
+                    new FutureTask<>(
+                            () -> settings.permissions().mkdirs(dir.getFileSystem(), dir));
             Thread thread = new Thread(mkdirs, "appendlog-mkdirs");
             thread.setDaemon(true);
             thread.start();
@@ -311,9 +315,20 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             + AppendLogOptions.LOG_DIR.key()
                             + "' ("
                             + settings.logDirectory()
-                            + ") names a writable directory"
+                            + ") names a directory that "
+                            + user(dir)
+                            + " may write"
                             + (cause == null ? "" : ": " + cause.getMessage()),
                     cause);
+        }
+    }
+
+    /** Who the file system of {@code dir} acts as, for the error: a Kerberos principal on HDFS. */
+    private static String user(Path dir) {
+        try {
+            return HadoopFileSystems.userOf(dir.getFileSystem());
+        } catch (IOException | RuntimeException e) {
+            return "the job's user";
         }
     }
 

@@ -36,6 +36,32 @@ public final class AppendLogOptions {
                                     + " Defaults to '<execution.checkpointing.dir>/appendlog'; with"
                                     + " neither set, the backend fails at startup naming both.");
 
+    public static final ConfigOption<String> DIRECTORY_PERMISSIONS =
+            ConfigOptions.key("state.backend.appendlog.directory-permissions")
+                    .stringType()
+                    .defaultValue("700")
+                    .withDescription(
+                            "Permissions, in octal, of the directories the backend creates under"
+                                    + " the log directory (and the log directory itself if it does"
+                                    + " not exist), whatever the umask gives: by default only the"
+                                    + " job's user may list or enter them, as for Hadoop's staging"
+                                    + " directories. Set on HDFS and other Hadoop file systems, and"
+                                    + " as POSIX permissions on the local file system; object stores"
+                                    + " (s3, gs, ...) have none, their bucket policy decides.");
+
+    public static final ConfigOption<String> FILE_PERMISSIONS =
+            ConfigOptions.key("state.backend.appendlog.file-permissions")
+                    .stringType()
+                    .defaultValue("600")
+                    .withDescription(
+                            "Permissions, in octal, of the files the backend creates: log segments,"
+                                    + " compaction runs, and checkpoint manifests that Flink's"
+                                    + " checkpoint storage writes to a file of their own (those"
+                                    + " below 'state.storage.fs.memory-threshold' live in the"
+                                    + " checkpoint's '_metadata', whose permissions the file"
+                                    + " system's umask decides). Where they apply: as"
+                                    + " 'directory-permissions'.");
+
     public static final ConfigOption<MemorySize> SEGMENT_SIZE =
             ConfigOptions.key("state.backend.appendlog.segment-size")
                     .memoryType()

@@ -18,6 +18,7 @@ package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.compaction.CompactionSettings;
 import org.appendlog.statebackend.log.BatchCompression;
+import org.appendlog.statebackend.log.FilePermissions;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
@@ -39,6 +40,7 @@ public final class AppendLogSettings implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final String logDir;
+    private final FilePermissions permissions;
     private final long segmentSize;
     private final boolean sealEveryBatch;
     private final long changeBufferSize;
@@ -50,6 +52,7 @@ public final class AppendLogSettings implements Serializable {
 
     public AppendLogSettings(
             String logDir,
+            FilePermissions permissions,
             long segmentSize,
             boolean sealEveryBatch,
             long changeBufferSize,
@@ -59,6 +62,7 @@ public final class AppendLogSettings implements Serializable {
             double fullCheckpointRatio,
             CompactionSettings compaction) {
         this.logDir = logDir;
+        this.permissions = permissions;
         this.segmentSize = segmentSize;
         this.sealEveryBatch = sealEveryBatch;
         this.changeBufferSize = changeBufferSize;
@@ -108,6 +112,9 @@ public final class AppendLogSettings implements Serializable {
         }
         return new AppendLogSettings(
                 dir,
+                FilePermissions.of(
+                        mode(config, AppendLogOptions.DIRECTORY_PERMISSIONS),
+                        mode(config, AppendLogOptions.FILE_PERMISSIONS)),
                 segmentSize.getBytes(),
                 read(config, AppendLogOptions.SEAL_EVERY_BATCH),
                 changeBufferSize.getBytes(),
@@ -169,6 +176,18 @@ public final class AppendLogSettings implements Serializable {
         }
     }
 
+    /** A permission mode option: 3 or 4 octal digits ({@code 700}). */
+    private static short mode(ReadableConfig config, ConfigOption<String> option) {
+        String value = read(config, option);
+        Short mode = FilePermissions.parseMode(value);
+        if (mode == null) {
+            throw invalid(
+                    option.key(),
+                    "'" + value + "' is not a permission mode of 3 or 4 octal digits, such as 700");
+        }
+        return mode;
+    }
+
     static int atLeastOne(ReadableConfig config, ConfigOption<Integer> option) {
         int value = read(config, option);
         if (value < 1) {
@@ -211,6 +230,10 @@ public final class AppendLogSettings implements Serializable {
         return new Path(logDir);
     }
 
+    /** The permissions of the directories and files the backend creates. */
+    public FilePermissions permissions() {
+        return permissions;
+    }
 
     public long segmentSize() {
         return segmentSize;
@@ -249,6 +272,8 @@ public final class AppendLogSettings implements Serializable {
     public String toString() {
         return "dir="
                 + logDir
+                + ", "
+                + permissions
                 + ", segment-size="
                 + segmentSize
                 + ", seal-every-batch="

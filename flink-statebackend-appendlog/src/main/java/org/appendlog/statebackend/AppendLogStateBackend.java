@@ -75,6 +75,16 @@ public class AppendLogStateBackend extends AbstractStateBackend
     // Each setter returns a new backend with the option set; set here, an option wins over the
     // cluster's and the job's configuration. Invalid values fail at once, naming the option.
 
+    /** {@link AppendLogOptions#DIRECTORY_PERMISSIONS}, in octal, such as {@code "700"}. */
+    public AppendLogStateBackend withDirectoryPermissions(String mode) {
+        return with(AppendLogOptions.DIRECTORY_PERMISSIONS, mode);
+    }
+
+    /** {@link AppendLogOptions#FILE_PERMISSIONS}, in octal, such as {@code "600"}. */
+    public AppendLogStateBackend withFilePermissions(String mode) {
+        return with(AppendLogOptions.FILE_PERMISSIONS, mode);
+    }
+
     /** {@link AppendLogOptions#SEGMENT_SIZE}. */
     public AppendLogStateBackend withSegmentSize(MemorySize size) {
         return with(AppendLogOptions.SEGMENT_SIZE, size);

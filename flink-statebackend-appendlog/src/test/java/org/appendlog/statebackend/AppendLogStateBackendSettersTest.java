@@ -62,6 +62,12 @@ class AppendLogStateBackendSettersTest {
     static {
         SETTERS.put(AppendLogOptions.LOG_DIR, new Setter(b -> b, s -> s.logDirectory().toString(), "file:/code/log"));
         SETTERS.put(
+                AppendLogOptions.DIRECTORY_PERMISSIONS,
+                new Setter(b -> b.withDirectoryPermissions("750"), s -> s.permissions().directoryMode(), (short) 0750));
+        SETTERS.put(
+                AppendLogOptions.FILE_PERMISSIONS,
+                new Setter(b -> b.withFilePermissions("640"), s -> s.permissions().fileMode(), (short) 0640));
+        SETTERS.put(
                 AppendLogOptions.SEGMENT_SIZE,
                 new Setter(b -> b.withSegmentSize(MemorySize.parse("3mb")), AppendLogSettings::segmentSize, 3L << 20));
         SETTERS.put(
@@ -129,6 +135,8 @@ class AppendLogStateBackendSettersTest {
     void aValueSetInCodeWinsOverTheConfiguration() {
         Configuration cluster = new Configuration();
         cluster.setString(AppendLogOptions.LOG_DIR.key(), "file:///cluster/log");
+        cluster.setString(AppendLogOptions.DIRECTORY_PERMISSIONS.key(), "755");
+        cluster.setString(AppendLogOptions.FILE_PERMISSIONS.key(), "644");
         cluster.setString(AppendLogOptions.SEGMENT_SIZE.key(), "1mb");
         cluster.setString(AppendLogOptions.SEAL_EVERY_BATCH.key(), "false");
         cluster.setString(AppendLogOptions.CHANGE_BUFFER_SIZE.key(), "2mb");
@@ -163,5 +171,8 @@ class AppendLogStateBackendSettersTest {
         assertThatThrownBy(() -> new AppendLogStateBackend("file:///code/log").withCompactionThreads(0))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining(AppendLogOptions.COMPACTION_THREADS.key());
+        assertThatThrownBy(() -> new AppendLogStateBackend("file:///code/log").withDirectoryPermissions("rwx"))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining(AppendLogOptions.DIRECTORY_PERMISSIONS.key());
     }
 }

@@ -39,6 +39,11 @@ public final class MiniHdfs implements AutoCloseable {
         return "hdfs://localhost:" + cluster.getNameNodePort();
     }
 
+    /** A Hadoop client of this cluster, as the user running the tests (its superuser). */
+    public org.apache.hadoop.fs.FileSystem fileSystem() throws IOException {
+        return cluster.getFileSystem();
+    }
+
     @Override
     public void close() {
         cluster.shutdown();

@@ -110,4 +110,24 @@ public final class CecConfigOptions {
                             "Log retention by size, as Kafka's retention.bytes: while a subtask's directory holds "
                                     + "more than this, its oldest segments are deleted, as far as no restore or "
                                     + "reader of the committed stream needs them. Unset: no bound by size.");
+
+    public static final ConfigOption<String> LOG_DIRECTORY_PERMISSIONS =
+            ConfigOptions.key("cec.log.directory-permissions")
+                    .stringType()
+                    .defaultValue("700")
+                    .withDescription(
+                            "Permissions, in octal, of each subtask's directory under the log path, whatever the "
+                                    + "umask gives: by default only the job's user may list or enter it, so no "
+                                    + "other user of the file system reads the stream. Set on HDFS and other Hadoop "
+                                    + "file systems, and as POSIX permissions on the local file system. A reader "
+                                    + "(CecLogSource) running as another user needs them widened, e.g. 750 and a "
+                                    + "shared group.");
+
+    public static final ConfigOption<String> LOG_FILE_PERMISSIONS =
+            ConfigOptions.key("cec.log.file-permissions")
+                    .stringType()
+                    .defaultValue("600")
+                    .withDescription(
+                            "Permissions, in octal, of the segment and time index files the operator writes;"
+                                    + " where they apply: as 'cec.log.directory-permissions'.");
 }

@@ -16,6 +16,7 @@
 
 package org.appendlog.cec.api;
 
+import org.appendlog.cec.log.LogPermissions;
 import org.appendlog.cec.log.LogRetention;
 import org.appendlog.cec.log.ObjectStoreRefusal;
 
@@ -46,6 +47,8 @@ public final class CecOptions implements Serializable {
     private final long indexIntervalBytes;
     private final long retentionMillis;
     private final long retentionBytes;
+    private final short directoryMode;
+    private final short fileMode;
 
     private CecOptions(ReadableConfig config) {
         this.logPath =
@@ -80,6 +83,8 @@ public final class CecOptions implements Serializable {
         if (retentionBytes < 1) {
             throw bad(CecConfigOptions.LOG_RETENTION_SIZE, retentionBytes + " bytes", "must be positive");
         }
+        this.directoryMode = mode(config, CecConfigOptions.LOG_DIRECTORY_PERMISSIONS);
+        this.fileMode = mode(config, CecConfigOptions.LOG_FILE_PERMISSIONS);
         try {
             new Path(logPath).toUri();
         } catch (IllegalArgumentException e) {
@@ -103,6 +108,15 @@ public final class CecOptions implements Serializable {
             throw bad(option, value, "must not be negative");
         }
         return value.toMillis();
+    }
+
+    /** A permission mode: 3 or 4 octal digits, such as {@code 700}. */
+    private static short mode(ReadableConfig config, ConfigOption<String> option) {
+        String value = config.get(option).trim();
+        if (!value.matches("[0-7]{3,4}")) {
+            throw bad(option, value, "is not a permission mode of 3 or 4 octal digits, such as 700");
+        }
+        return (short) Integer.parseInt(value, 8);
     }
 
     private static IllegalArgumentException bad(ConfigOption<?> option, Object value, String why) {
@@ -151,12 +165,18 @@ public final class CecOptions implements Serializable {
         return retentionBytes;
     }
 
+    /** The permissions of the subtask directories and the files of the log. */
+    public LogPermissions logPermissions() {
+        return LogPermissions.of(directoryMode, fileMode);
+    }
+
     @Override
     public String toString() {
         return "CecOptions{logPath=" + logPath + ", mode=" + mode + ", T=" + periodMillis + "ms, H=" + slowThresholdMillis
                 + "ms, M=" + maxWindowsPerShot + ", segmentBytes=" + segmentBytes + ", indexIntervalBytes="
                 + indexIntervalBytes + ", retentionMillis=" + retentionMillis + ", retentionBytes="
-                + (retentionBytes == LogRetention.UNBOUNDED ? "unbounded" : String.valueOf(retentionBytes)) + "}";
+                + (retentionBytes == LogRetention.UNBOUNDED ? "unbounded" : String.valueOf(retentionBytes))
+                + ", permissions=" + logPermissions() + "}";
     }
 
     /** Builds {@link CecOptions}; every setter maps to one {@link CecConfigOptions} key. */

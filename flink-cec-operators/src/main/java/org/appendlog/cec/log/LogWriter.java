@@ -54,6 +54,7 @@ public final class LogWriter implements Closeable {
     private final int subtask;
     private final long segmentBytes;
     private final long indexIntervalBytes;
+    private final LogPermissions permissions;
 
     private long sequence;
     private Path segmentPath;
@@ -80,7 +81,8 @@ public final class LogWriter implements Closeable {
             long firstSequence,
             @Nullable LogPosition predecessorEnd,
             long segmentBytes,
-            long indexIntervalBytes)
+            long indexIntervalBytes,
+            LogPermissions permissions)
             throws IOException {
         this.fs = fs;
         this.directory = directory;
@@ -88,6 +90,11 @@ public final class LogWriter implements Closeable {
         this.segmentBytes = segmentBytes;
         this.indexIntervalBytes = indexIntervalBytes;
         this.sequence = firstSequence;
+        this.permissions = permissions;
+        // Before the first segment (whose creation would make the directory with the umask's
+        // permissions): no record is ever readable by other users.
+        fs.mkdirs(directory);
+        permissions.restrictDirectory(fs, directory);
         openSegment(predecessorEnd);
     }
 
@@ -98,8 +105,10 @@ public final class LogWriter implements Closeable {
                         SEGMENT_PREFIX, sequence, UUID.randomUUID().toString().substring(0, 8), SEGMENT_SUFFIX);
         segmentPath = new Path(directory, name);
         segmentRaw = fs.create(segmentPath, FileSystem.WriteMode.NO_OVERWRITE);
+        permissions.restrictFile(fs, segmentPath);
         segmentOut = new BufferedOutputStream(new UnflushedOutputStream(segmentRaw), BUFFER_BYTES);
         indexOut = fs.create(TimeIndex.indexFileOf(segmentPath), FileSystem.WriteMode.NO_OVERWRITE);
+        permissions.restrictFile(fs, TimeIndex.indexFileOf(segmentPath));
         segmentSync = new SegmentSync(segmentPath, segmentRaw, indexOut);
         byte[] header = SegmentHeader.encode(subtask, sequence, predecessorEnd);
         segmentOut.write(header);

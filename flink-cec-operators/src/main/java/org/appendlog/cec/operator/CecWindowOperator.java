@@ -300,7 +300,8 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                     getOperatorName(), directory, earlier.get());
         }
         log = new LogWriter(
-                fs, directory, subtaskIndex(), 0L, null, options.segmentBytes(), options.indexIntervalBytes());
+                fs, directory, subtaskIndex(), 0L, null, options.segmentBytes(), options.indexIntervalBytes(),
+                options.logPermissions());
     }
 
     private void restore(CheckpointedPosition position) throws Exception {
@@ -311,7 +312,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         // A new segment that links back to the checkpointed end: the old attempt's tail is cut off.
         log = new LogWriter(
                 fs, directory, subtaskIndex(), position.segmentSequence + 1, position.end, options.segmentBytes(),
-                options.indexIntervalBytes());
+                options.indexIntervalBytes(), options.logPermissions());
         recoveryMillis = (System.nanoTime() - start) / 1_000_000;
         LOG.info(
                 "CEC operator '{}' restored {} open windows from {} at {} (recovery horizon {}): read {} records, "
@@ -345,7 +346,8 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
             watermark = Math.max(watermark, position.watermark);
         }
         log = new LogWriter(
-                fs, directory, subtaskIndex(), 0L, null, options.segmentBytes(), options.indexIntervalBytes());
+                fs, directory, subtaskIndex(), 0L, null, options.segmentBytes(), options.indexIntervalBytes(),
+                options.logPermissions());
         log.sync(); // the committed start must be readable
         PersistedStream.commit(fs, directory, new CommitMarker(checkpointId, log.position(), jobId()));
         recoveryMillis = (System.nanoTime() - start) / 1_000_000;

@@ -98,6 +98,12 @@ class CecApiValidationTest {
                 .hasMessageContaining("'cec.log.retention.time': must be positive");
         assertThatThrownBy(() -> CecOptions.builder("file:///data/cec").retentionSize(MemorySize.ZERO).build())
                 .hasMessageContaining("'cec.log.retention.size': must be positive");
+        assertThatThrownBy(() -> CecOptions.builder("file:///data/cec")
+                        .set(CecConfigOptions.LOG_DIRECTORY_PERMISSIONS, "rwx------").build())
+                .hasMessageContaining("'rwx------' for 'cec.log.directory-permissions'");
+        assertThatThrownBy(() -> CecOptions.builder("file:///data/cec")
+                        .set(CecConfigOptions.LOG_FILE_PERMISSIONS, "680").build())
+                .hasMessageContaining("'680' for 'cec.log.file-permissions'");
     }
 
     @Test

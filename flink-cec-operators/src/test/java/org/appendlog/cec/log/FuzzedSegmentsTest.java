@@ -76,7 +76,7 @@ class FuzzedSegmentsTest {
         // The first attempt writes RECORDS records; a restored one continues after CHECKPOINTED.
         LogPosition checkpointed = null;
         long sequence;
-        try (LogWriter first = new LogWriter(fs, dir, 0, 0, null, 4096, 256)) {
+        try (LogWriter first = new LogWriter(fs, dir, 0, 0, null, 4096, 256, LogPermissions.of((short) 0700, (short) 0600))) {
             for (int i = 0; i < RECORDS; i++) {
                 if (i == CHECKPOINTED) {
                     first.sync();
@@ -91,7 +91,7 @@ class FuzzedSegmentsTest {
             expected.add(timestamp(i) + " " + new String(payload(1, i), StandardCharsets.UTF_8));
         }
         LogPosition end;
-        try (LogWriter second = new LogWriter(fs, dir, 0, sequence + 1, checkpointed, 4096, 256)) {
+        try (LogWriter second = new LogWriter(fs, dir, 0, sequence + 1, checkpointed, 4096, 256, LogPermissions.of((short) 0700, (short) 0600))) {
             for (int i = CHECKPOINTED; i < RECORDS; i++) {
                 second.append(timestamp(i), payload(2, i), payload(2, i).length);
                 expected.add(timestamp(i) + " " + new String(payload(2, i), StandardCharsets.UTF_8));

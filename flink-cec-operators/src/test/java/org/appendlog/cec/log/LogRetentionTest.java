@@ -69,7 +69,7 @@ class LogRetentionTest {
 
     /** Writes records with timestamps {@code [first, first + n)} from a new segment; returns the end. */
     private LogPosition write(long sequence, LogPosition predecessor, long first, int n) throws IOException {
-        try (LogWriter w = new LogWriter(fs, dir(), 0, sequence, predecessor, 4096, 256)) {
+        try (LogWriter w = new LogWriter(fs, dir(), 0, sequence, predecessor, 4096, 256, LogPermissions.of((short) 0700, (short) 0600))) {
             for (long t = first; t < first + n; t++) {
                 byte[] payload = ("record-" + t + "-" + "x".repeat((int) (t % 37))).getBytes(StandardCharsets.UTF_8);
                 w.append(t, payload, payload.length);

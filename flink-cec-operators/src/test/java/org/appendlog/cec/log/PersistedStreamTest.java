@@ -50,7 +50,7 @@ class PersistedStreamTest {
     }
 
     private LogWriter writer(Path dir, long sequence, LogPosition predecessor) throws IOException {
-        return new LogWriter(FileSystem.getLocalFileSystem(), dir, 0, sequence, predecessor, 4096, 256);
+        return new LogWriter(FileSystem.getLocalFileSystem(), dir, 0, sequence, predecessor, 4096, 256, LogPermissions.of((short) 0700, (short) 0600));
     }
 
     @Test
@@ -62,7 +62,7 @@ class PersistedStreamTest {
         assertThat(first.getName()).isEqualTo("subtask-0001");
         assertThat(rescaled.getName()).isEqualTo("subtask-0002-gen-42");
         for (Path stream : new Path[] {first, rescaled}) {
-            try (LogWriter w = new LogWriter(fs, stream, 0, 0, null, 4096, 256)) {
+            try (LogWriter w = new LogWriter(fs, stream, 0, 0, null, 4096, 256, LogPermissions.of((short) 0700, (short) 0600))) {
                 w.append(1, payload(1), payload(1).length);
                 w.sync();
                 PersistedStream.commit(fs, stream, new CommitMarker(7, w.position(), "job"));

@@ -29,6 +29,7 @@ import org.appendlog.cec.log.CommitMarker;
 import org.appendlog.cec.log.ForwardLogReader;
 import org.appendlog.cec.log.LogPosition;
 import org.appendlog.cec.log.LogRecord;
+import org.appendlog.cec.log.LogPermissions;
 import org.appendlog.cec.log.LogWriter;
 import org.appendlog.cec.log.PersistedStream;
 import org.appendlog.cec.operator.LoggedInput;
@@ -164,7 +165,7 @@ class CecLogSourceTest {
         Path dir = PersistedStream.subtaskDirectory(new Path(path), 0);
         List<String> tuples = new ArrayList<>();
         DataOutputSerializer payload = new DataOutputSerializer(64);
-        try (LogWriter log = new LogWriter(fs, dir, 0, 0, null, 4096, 256)) {
+        try (LogWriter log = new LogWriter(fs, dir, 0, 0, null, 4096, 256, LogPermissions.of((short) 0700, (short) 0600))) {
             for (int i = 0; i < 50; i++) {
                 TimeWindow window = new TimeWindow(i * 1000L, i * 1000L + 2000);
                 CecRecord<String, TimeWindow, Long, Long> tuple =

@@ -18,8 +18,6 @@ package org.appendlog.statebackend.log;
 
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.util.WrappingProxy;
-import org.apache.flink.util.WrappingProxyUtil;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,11 +33,8 @@ import java.lang.reflect.Method;
  * its write-ahead logs) closes the file at its durable length and fences the old writer, whose
  * next append then fails and moves to a new segment.
  *
- * <p>Found by reflection, so that the backend needs no Hadoop classes: any Flink file system with
- * {@code getHadoopFileSystem()} returning a file system with {@code recoverLease(Path)} (HDFS).
- * Flink wraps the file system it hands out: on a task thread in its safety net
- * ({@code SafetyNetWrapperFileSystem}), and a file system loaded as a plugin in a class-loader
- * fixing wrapper; both are {@link WrappingProxy}s, stripped before the lookup.
+ * <p>Found by reflection ({@link HadoopFileSystems}): a Hadoop file system with {@code
+ * recoverLease(Path)} (HDFS).
  */
 final class LeaseRecovery {
 
@@ -55,13 +50,6 @@ final class LeaseRecovery {
                 || String.valueOf(e.getMessage()).contains("Cannot obtain block length");
     }
 
-    @SuppressWarnings("unchecked")
-    private static FileSystem unwrapped(FileSystem fs) {
-        return fs instanceof WrappingProxy
-                ? WrappingProxyUtil.stripProxy((WrappingProxy<FileSystem>) fs)
-                : fs;
-    }
-
     /**
      * Recovers the lease of {@code path} and waits until the file is closed. Returns false if the
      * file system cannot do that (not HDFS) or it did not happen within a minute.
@@ -71,12 +59,11 @@ final class LeaseRecovery {
         Method recoverLease;
         Object hadoopPath;
         try {
-            FileSystem fs = unwrapped(path.getFileSystem());
+            FileSystem fs = HadoopFileSystems.unwrapped(path.getFileSystem());
             hadoopFs = fs.getClass().getMethod("getHadoopFileSystem").invoke(fs);
-            Class<?> pathClass =
-                    Class.forName("org.apache.hadoop.fs.Path", false, hadoopFs.getClass().getClassLoader());
+            Class<?> pathClass = HadoopFileSystems.hadoopClass(hadoopFs, "org.apache.hadoop.fs.Path");
             recoverLease = hadoopFs.getClass().getMethod("recoverLease", pathClass);
-            hadoopPath = pathClass.getConstructor(String.class).newInstance(path.toUri().getPath());
+            hadoopPath = HadoopFileSystems.hadoopPath(hadoopFs, path);
         } catch (ReflectiveOperationException | RuntimeException e) {
             LOG.warn(
                     "State log segment {} was left open by its writer, and its file system cannot"

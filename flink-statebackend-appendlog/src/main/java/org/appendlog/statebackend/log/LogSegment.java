@@ -19,6 +19,7 @@ package org.appendlog.statebackend.log;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.util.IOUtils;
 
 import java.io.IOException;
 
@@ -35,9 +36,23 @@ final class LogSegment {
         this.out = out;
     }
 
-    static LogSegment create(FileSystem fs, Path dir, String name) throws IOException {
+    static LogSegment create(FileSystem fs, Path dir, String name, FilePermissions permissions)
+            throws IOException {
         Path path = new Path(dir, name);
-        FSDataOutputStream out = fs.create(path, FileSystem.WriteMode.NO_OVERWRITE);
+        FSDataOutputStream out;
+        try {
+            out = fs.create(path, FileSystem.WriteMode.NO_OVERWRITE);
+        } catch (IOException e) {
+            throw HadoopFileSystems.namingUser(e, fs, "Cannot create state log segment " + path);
+        }
+        try {
+            // Before the first byte: the file holds no state until its mode is set.
+            permissions.restrictFile(fs, path);
+        } catch (IOException | RuntimeException e) {
+            IOUtils.closeQuietly(out);
+            fs.delete(path, false);
+            throw e;
+        }
         out.write(BatchFormat.segmentHeader());
         return new LogSegment(name, path, out);
     }

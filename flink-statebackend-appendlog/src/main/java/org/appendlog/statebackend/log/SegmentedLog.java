@@ -66,6 +66,7 @@ public final class SegmentedLog implements Closeable {
     private final BatchCompression compression;
     /** Whether every batch is sealed: written to a segment of its own, closed before it counts. */
     private final boolean sealEveryBatch;
+    private final FilePermissions permissions;
 
     private final Map<String, Path> ownSegments = new HashMap<>();
     private final Map<String, Long> segmentEnds = new HashMap<>();
@@ -96,7 +97,8 @@ public final class SegmentedLog implements Closeable {
             long segmentSize,
             SyncMode syncMode,
             BatchCompression compression,
-            boolean sealEveryBatch) {
+            boolean sealEveryBatch,
+            FilePermissions permissions) {
         this.fs = fs;
         this.dir = dir;
         this.namePrefix = namePrefix;
@@ -104,7 +106,20 @@ public final class SegmentedLog implements Closeable {
         this.syncMode = syncMode;
         this.compression = compression;
         this.sealEveryBatch = sealEveryBatch;
+        this.permissions = permissions;
         this.closer = new SegmentCloser(namePrefix);
+    }
+
+    /**
+     * Gives a checkpoint's manifest, written through Flink's checkpoint storage, the file
+     * permissions of the log's segments, if Flink wrote it to a file of its own (small ones are
+     * inlined into the checkpoint's metadata).
+     */
+    public void restrictManifest(StreamStateHandle manifest) throws IOException {
+        if (manifest instanceof FileStateHandle) {
+            Path path = ((FileStateHandle) manifest).getFilePath();
+            permissions.restrictFile(path.getFileSystem(), path);
+        }
     }
 
     /** Whether every batch goes to a segment of its own, closed before its append returns. */
@@ -174,7 +189,7 @@ public final class SegmentedLog implements Closeable {
         }
         if (active == null) {
             String name = String.format("%s-c%d-%06d.seg", namePrefix, floor.get(), nextSequence++);
-            active = LogSegment.create(fs, dir, name);
+            active = LogSegment.create(fs, dir, name, permissions);
             bytesAppended += active.position();
             ownSegments.put(name, active.path);
             LOG.debug("Opened state log segment {}", active.path);
@@ -223,7 +238,7 @@ public final class SegmentedLog implements Closeable {
             checkOpen();
             name = String.format("%s-c%d-run-%06d.seg", namePrefix, floor.get(), nextRun++);
         }
-        LogSegment segment = LogSegment.create(fs, dir, name);
+        LogSegment segment = LogSegment.create(fs, dir, name, permissions);
         BatchLocation location;
         try {
             location = BatchFormat.write(segment.out, name, segment.position(), run, compression);

@@ -89,6 +89,7 @@ final class SnapshotHandleAssembler {
                         log.lineage().with(backendId, checkpointId))
                 .write(new DataOutputViewStreamWrapper(out));
         StreamStateHandle manifest = closeAndGetHandle(out, registry);
+        log.restrictManifest(manifest);
         LOG.debug(
                 "Checkpoint {} wrote its manifest ({} bytes, {} of them timers, serialized in {} ms)"
                         + " referring to {} batch(es)",

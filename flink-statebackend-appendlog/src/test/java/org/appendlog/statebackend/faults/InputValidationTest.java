@@ -92,6 +92,11 @@ class InputValidationTest {
         "state.backend.appendlog.seal-every-batch, sometimes",
         "state.backend.appendlog.compaction.max-segments, 1",
         "state.backend.appendlog.compaction.max-segments, few",
+        "state.backend.appendlog.directory-permissions, rwx------",
+        "state.backend.appendlog.directory-permissions, 800",
+        "state.backend.appendlog.directory-permissions, 70",
+        "state.backend.appendlog.file-permissions, 0o600",
+        "state.backend.appendlog.file-permissions, 60000",
     })
     void badOptionValueFailsNamingTheOption(String key, String value) {
         Configuration config = new Configuration();

@@ -54,6 +54,7 @@ public final class ReliabilityReport {
         TITLES.put("fuzzed-log", "Append-log backend: segments and a manifest mutated thousands of ways, by kind of mutation (`FuzzedLogTest`)");
         TITLES.put("streamed-batch-damage", "Append-log backend: a streamed batch (full batch, native savepoint) damaged on disk (`DamagedStreamedBatchTest`)");
         TITLES.put("hdfs-datanode", "Append-log backend on HDFS: the DataNode restarted during checkpoint 3 (`DataNodeRestartTest`)");
+        TITLES.put("hdfs-kerberos", "Append-log backend on HDFS with Kerberos: a principal without rights on the log directory, rights withdrawn from a running backend (`SecureHdfsJobTest`)");
         TITLES.put("hdfs-lease-in-task", "Append-log backend on HDFS: a restore on a task thread after the DataNode restarted (`LeaseRecoveryInTaskTest`)");
         TITLES.put("crash-orphans", "Append-log backend: files that crashed attempts left (`CrashOrphansTest`)");
         TITLES.put("object-store", "Append-log backend on S3 (s3proxy, Flink's S3 plugin): checkpoints, compaction and a TaskManager killed (`ObjectStoreTest`)");

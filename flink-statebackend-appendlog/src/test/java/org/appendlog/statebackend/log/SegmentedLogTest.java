@@ -78,7 +78,8 @@ class SegmentedLogTest {
                 1 << 20,
                 SyncMode.NONE,
                 BatchCompression.LZ4,
-                false);
+                false,
+                FilePermissions.of((short) 0700, (short) 0600));
     }
 
     private static BatchBuilder batch(long checkpointId) throws IOException {

@@ -20,6 +20,7 @@ import org.appendlog.statebackend.SyncMode;
 import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchCompression;
 import org.appendlog.statebackend.log.BatchLocation;
+import org.appendlog.statebackend.log.FilePermissions;
 import org.appendlog.statebackend.log.SegmentedLog;
 
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
@@ -135,7 +136,8 @@ class SnapshotHandleAssemblerTest {
                 1 << 20,
                 SyncMode.NONE,
                 BatchCompression.LZ4,
-                true);
+                true,
+                FilePermissions.of((short) 0700, (short) 0600));
     }
 
     private static AppendLogSnapshotResources captured(long checkpointId) {
