@@ -40,7 +40,9 @@ import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,13 +107,15 @@ final class CheckpointTable implements Closeable {
     }
 
     /**
-     * Connects and creates the table (pre-split, one version per cell) if it is missing. Blocking.
-     * Fails first if the client would refuse a full chunk.
+     * Connects as {@code user} and creates the table (pre-split, one version per cell) if it is
+     * missing. Blocking. Fails first if the client would refuse a full chunk.
      */
-    static CheckpointTable connect(HBaseStorageSettings settings) throws IOException {
+    static CheckpointTable connect(HBaseStorageSettings settings, UserGroupInformation user)
+            throws IOException {
         Configuration conf = settings.client.toHBaseConfiguration();
         checkChunkFitsACell(settings, conf);
-        Connection connection = ConnectionFactory.createConnection(conf);
+        // Explicitly: the connecting thread is pooled and may carry any caller's access context.
+        Connection connection = ConnectionFactory.createConnection(conf, User.create(user));
         try {
             TableName name = TableName.valueOf(settings.table);
             byte[] family = Bytes.toBytes(settings.columnFamily);
