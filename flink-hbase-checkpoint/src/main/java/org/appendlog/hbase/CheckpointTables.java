@@ -33,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 /**
  * The checkpoint tables this process has opened, one HBase connection each, shared by all jobs
@@ -127,7 +128,9 @@ final class CheckpointTables {
                             + settings.client.effectiveQuorum()
                             + "' to open checkpoint table '"
                             + settings.table
-                            + "' within "
+                            + "' as "
+                            + user
+                            + " within "
                             + settings.client.timeout().toMillis()
                             + " ms. Check that HBase is running and '"
                             + HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM.key()
@@ -144,7 +147,7 @@ final class CheckpointTables {
                             + "' as "
                             + user
                             + ": "
-                            + firstLine(e.getCause().getMessage()),
+                            + withoutStackTrace(e.getCause().getMessage()),
                     e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -152,9 +155,17 @@ final class CheckpointTables {
         }
     }
 
-    /** A server's exception arrives with the server's stack trace in its message; it stays in the cause. */
-    private static String firstLine(@Nullable String message) {
-        return message == null ? "" : message.split("\\R", 2)[0];
+    /**
+     * A server's exception arrives with the server's stack trace in its message: without those
+     * lines (they stay in the cause), on one line.
+     */
+    private static String withoutStackTrace(@Nullable String message) {
+        return message == null
+                ? ""
+                : message.lines()
+                        .map(String::trim)
+                        .filter(line -> !line.isEmpty() && !line.startsWith("at "))
+                        .collect(Collectors.joining(" "));
     }
 
     /** The table behind an {@code hbase://<table>/} path, as registered by a storage in this process. */
