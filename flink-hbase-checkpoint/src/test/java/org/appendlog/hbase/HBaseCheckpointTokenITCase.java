@@ -28,13 +28,6 @@ import org.apache.flink.runtime.security.token.DefaultDelegationTokenManager;
 import org.apache.flink.runtime.security.token.DelegationTokenContainer;
 import org.apache.flink.runtime.security.token.DelegationTokenReceiverRepository;
 import org.apache.flink.runtime.security.token.hadoop.HadoopDelegationTokenConverter;
-import org.apache.flink.runtime.state.CheckpointMetadataOutputStream;
-import org.apache.flink.runtime.state.CheckpointStateOutputStream;
-import org.apache.flink.runtime.state.CheckpointStorageAccess;
-import org.apache.flink.runtime.state.CheckpointStorageLocation;
-import org.apache.flink.runtime.state.CheckpointedStateScope;
-import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
-import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.flink.util.concurrent.ScheduledExecutorServiceAdapter;
 
@@ -47,7 +40,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -225,10 +217,7 @@ class HBaseCheckpointTokenITCase {
         RELIABILITY.record("keytab relogin", "the cached connection wrote, read and deleted a checkpoint afterwards");
     }
 
-    /**
-     * As {@code user}: writes a state stream and commits a checkpoint's metadata, resolves its
-     * pointer and reads both back byte for byte, then deletes its rows, checked with a scan.
-     */
+    /** As {@code user}: {@link CheckpointRoundTrip}, then no row of the checkpoint is left. */
     private static void checkpointRoundTrip(UserGroupInformation user, HBaseCheckpointStorage storage, Random random)
             throws Exception {
         byte[] state = new byte[20_000];
@@ -237,36 +226,12 @@ class HBaseCheckpointTokenITCase {
         user.doAs(
                 (PrivilegedExceptionAction<Void>)
                         () -> {
-                            CheckpointStorageAccess access = storage.createCheckpointStorage(job);
-                            access.initializeBaseLocationsForCheckpoint();
-                            CheckpointStorageLocation location = access.initializeLocationForCheckpoint(1);
-                            StreamStateHandle stream;
-                            try (CheckpointStateOutputStream out =
-                                    location.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)) {
-                                out.write(state);
-                                stream = out.closeAndGetHandle();
-                            }
-                            String pointer;
-                            try (CheckpointMetadataOutputStream out = location.createMetadataOutputStream()) {
-                                out.write(state, 0, 1_000);
-                                pointer = out.closeAndFinalizeCheckpoint().getExternalPointer();
-                            }
-                            CompletedCheckpointStorageLocation resolved = storage.resolveCheckpoint(pointer);
-                            assertThat(readAll(resolved.getMetadataHandle())).isEqualTo(java.util.Arrays.copyOf(state, 1_000));
-                            assertThat(readAll(stream)).isEqualTo(state);
-                            stream.discardState();
-                            resolved.disposeStorageLocation();
+                            CheckpointRoundTrip.run(storage, job, state);
                             return null;
                         });
         assertThat(TableRows.rowsContaining(HBASE.superuserConnection(), storage.getTable(), job.toString()))
                 .as("rows of checkpoint 1 of job %s after its discard", job)
                 .isEmpty();
-    }
-
-    private static byte[] readAll(StreamStateHandle handle) throws IOException {
-        try (InputStream in = handle.openInputStream()) {
-            return in.readAllBytes();
-        }
     }
 
     private static void receive(UserGroupInformation user, byte[] tokens) throws Exception {

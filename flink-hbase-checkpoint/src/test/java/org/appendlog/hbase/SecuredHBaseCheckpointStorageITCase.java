@@ -44,6 +44,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 
 
+import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.security.token.AuthenticationTokenIdentifier;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.junit.jupiter.api.BeforeAll;
@@ -234,15 +235,15 @@ class SecuredHBaseCheckpointStorageITCase {
                 (PrivilegedExceptionAction<Void>)
                         () -> {
                             assertDenied(
-                                    "write",
+                                    "principal without rights: write",
                                     () -> {
                                         CheckpointStorageAccess access = storage().createCheckpointStorage(bobsJob);
                                         access.initializeBaseLocationsForCheckpoint();
                                         write(access.initializeLocationForCheckpoint(1), state);
                                     },
                                     principal);
-                            assertDenied("read", () -> storage().resolveCheckpoint(pointer), principal);
-                            assertDenied("delete", stream[0]::discardState, principal);
+                            assertDenied("principal without rights: read", () -> storage().resolveCheckpoint(pointer), principal);
+                            assertDenied("principal without rights: delete", stream[0]::discardState, principal);
                             return null;
                         });
 
@@ -259,14 +260,69 @@ class SecuredHBaseCheckpointStorageITCase {
         assertThat(readBack).isEqualTo(state);
     }
 
-    private static void assertDenied(String what, ThrowingCallable call, String principal) {
+    /**
+     * On a table that exists, {@code RW} is not enough: the storage reads the table's descriptor
+     * (its salt bucket count), which HBase's AccessController gives only with {@code C} or {@code
+     * A}. With {@code RWC} on the table, and nothing on the namespace, checkpoints work.
+     */
+    @Test
+    void principalWithRwcOnTheTableAloneWritesReadsAndDeletes() throws Exception {
+        String principal = HBASE.principal(SecuredHBaseClusterExtension.TABLE_USER);
+        UserGroupInformation flink = HBASE.login(SecuredHBaseClusterExtension.JOB_USER);
+        // The table exists: created by the job's principal.
+        flink.doAs(
+                (PrivilegedExceptionAction<Void>)
+                        () -> {
+                            roundTrip(new JobID());
+                            return null;
+                        });
+        UserGroupInformation carol = HBASE.login(SecuredHBaseClusterExtension.TABLE_USER);
+        HBASE.grant(TABLE, SecuredHBaseClusterExtension.TABLE_USER, Permission.Action.READ, Permission.Action.WRITE);
+        carol.doAs(
+                (PrivilegedExceptionAction<Void>)
+                        () -> {
+                            assertDenied("principal with RW on the existing table only: write", () -> roundTrip(new JobID()), principal);
+                            return null;
+                        });
+        HBASE.grant(
+                TABLE,
+                SecuredHBaseClusterExtension.TABLE_USER,
+                Permission.Action.READ,
+                Permission.Action.WRITE,
+                Permission.Action.CREATE);
+        JobID job = new JobID();
+        // Grants reach the region server through ZooKeeper, a moment later.
+        waitUntil(
+                () -> carol.doAs(
+                        (PrivilegedExceptionAction<Boolean>)
+                                () -> {
+                                    try {
+                                        roundTrip(job);
+                                        return true;
+                                    } catch (IOException e) {
+                                        return false;
+                                    }
+                                }));
+        assertThat(TableRows.rowsContaining(HBASE.superuserConnection(), TABLE, job.toString())).isEmpty();
+        RELIABILITY.record(
+                "principal with RWC on the existing table only",
+                "checkpoint written, committed, read back and deleted");
+    }
+
+    private static void roundTrip(JobID job) throws Exception {
+        byte[] state = new byte[5_000];
+        new Random(job.getLowerPart()).nextBytes(state);
+        CheckpointRoundTrip.run(storage(), job, state);
+    }
+
+    private static void assertDenied(String testCase, ThrowingCallable call, String principal) {
         assertThatThrownBy(call::call)
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining(principal)
                 .hasMessageContaining(TABLE)
                 .satisfies(
                         e -> RELIABILITY.record(
-                                "principal without rights: " + what,
+                                testCase,
                                 e.getMessage().replace(siteFile, "hbase-site.xml")));
     }
 

@@ -22,6 +22,7 @@ import org.appendlog.statebackend.security.TestKdc;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.StartMiniClusterOption;
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.security.User;
@@ -49,7 +50,8 @@ import java.util.Map;
  * with HBase's {@code AccessController}, for one test class tagged {@code kerberos}.
  *
  * <p>Principals: {@code hbase/localhost} (the servers, HBase's superuser), {@code flink} (the
- * job's, with {@code RWC} on the {@code default} namespace) and {@code bob} (no rights). The root
+ * job's, with {@code RWC} on the {@code default} namespace), {@code carol} (rights on single
+ * tables, given by {@link #grant}) and {@code bob} (no rights). The root
  * directory is on the local file system: HDFS security is not what these tests are about.
  *
  * <p>The servers log in from their keytab, which makes their principal the JVM's Hadoop login
@@ -60,6 +62,7 @@ final class SecuredHBaseClusterExtension implements BeforeAllCallback, AfterAllC
 
     static final String JOB_USER = "flink";
     static final String OTHER_USER = "bob";
+    static final String TABLE_USER = "carol";
     private static final String SERVER = "hbase/localhost";
 
     private final TestKdc kdc = new TestKdc();
@@ -70,6 +73,7 @@ final class SecuredHBaseClusterExtension implements BeforeAllCallback, AfterAllC
     private Connection superuserConnection;
     private File jobKeytab;
     private File otherKeytab;
+    private File tableUserKeytab;
     private Path workDir;
 
     /** @param serverSettings further HBase settings of the master and region server */
@@ -84,6 +88,7 @@ final class SecuredHBaseClusterExtension implements BeforeAllCallback, AfterAllC
         File serverKeytab = kdc.keytab("hbase.keytab", SERVER);
         jobKeytab = kdc.keytab("flink.keytab", JOB_USER);
         otherKeytab = kdc.keytab("bob.keytab", OTHER_USER);
+        tableUserKeytab = kdc.keytab("carol.keytab", TABLE_USER);
 
         utility = new HBaseTestingUtility();
         Configuration conf = utility.getConfiguration();
@@ -132,6 +137,16 @@ final class SecuredHBaseClusterExtension implements BeforeAllCallback, AfterAllC
                     Permission.Action.CREATE);
         } catch (Throwable e) {
             throw new IOException("Could not grant " + JOB_USER + " its rights", e);
+        }
+    }
+
+    /** Grants {@code user} {@code actions} on {@code table} (HBase's shell: {@code grant}). */
+    void grant(String table, String user, Permission.Action... actions) throws IOException {
+        try {
+            AccessControlClient.grant(
+                    superuserConnection, TableName.valueOf(table), user, null, null, actions);
+        } catch (Throwable e) {
+            throw new IOException("Could not grant " + user + " rights on " + table, e);
         }
     }
 
@@ -195,9 +210,12 @@ final class SecuredHBaseClusterExtension implements BeforeAllCallback, AfterAllC
         return jobKeytab;
     }
 
-    /** A fresh Kerberos login of {@code flink} or {@code bob}, without changing the JVM's login user. */
+    /** A fresh Kerberos login of {@code flink}, {@code carol} or {@code bob}, without changing the JVM's login user. */
     UserGroupInformation login(String user) throws IOException {
-        File keytab = JOB_USER.equals(user) ? jobKeytab : otherKeytab;
+        File keytab =
+                JOB_USER.equals(user)
+                        ? jobKeytab
+                        : TABLE_USER.equals(user) ? tableUserKeytab : otherKeytab;
         return UserGroupInformation.loginUserFromKeytabAndReturnUGI(principal(user), keytab.getPath());
     }
 }

@@ -67,6 +67,8 @@ public final class ReliabilityReport {
         TITLES.put("log-tool-input", "Log tool (`appendlog-log`): a damaged log, bad arguments, a missing path, an unreachable NameNode (`LogToolCommandTest`)");
         TITLES.put("log-tool-hdfs", "Log tool (`appendlog-log`) on HDFS: a good and a damaged log (`LogToolCommandOnHdfsTest`)");
         TITLES.put("hbase-input", "HBase storage: bad options (`HBaseInputValidationTest`)");
+        TITLES.put("hbase-security", "HBase storage on a Kerberos-secured HBase with access control: a job logged in through Flink, a principal without rights (`SecuredHBaseCheckpointStorageITCase`)");
+        TITLES.put("hbase-delegation-tokens", "HBase storage with delegation tokens of 10 s: a user with tokens only, tokens replaced by Flink's token manager, a relogin (`HBaseCheckpointTokenITCase`)");
     }
 
     private ReliabilityReport() {}
