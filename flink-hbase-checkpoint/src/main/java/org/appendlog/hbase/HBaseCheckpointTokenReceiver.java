@@ -14,7 +14,6 @@
  * limitations under the License.
  */
 
-
 package org.appendlog.hbase;
 
 import org.apache.flink.runtime.security.token.hadoop.HadoopDelegationTokenReceiver;

@@ -14,7 +14,6 @@
  * limitations under the License.
  */
 
-
 package org.appendlog.hbase;
 
 import org.appendlog.hbase.faults.ReliabilityLog;
