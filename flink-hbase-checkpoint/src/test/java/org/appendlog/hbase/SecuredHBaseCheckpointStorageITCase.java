@@ -64,8 +64,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The storage on an HBase cluster that authenticates by Kerberos and authorizes with its
  * AccessController: a Flink job logged in through Flink's security options writes, commits,
- * restores from an {@code hbase://} pointer and deletes; a principal without rights on the table
- * fails naming itself and the table, and changes nothing.
+ * restores from an {@code hbase://} pointer and deletes; a principal without rights on the table,
+ * or with {@code RW} only, fails naming itself and the table, and changes nothing; {@code RWC} on
+ * the table is enough.
  */
 @Tag("kerberos")
 class SecuredHBaseCheckpointStorageITCase {
@@ -76,7 +77,6 @@ class SecuredHBaseCheckpointStorageITCase {
     private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("hbase-security");
 
     private static final String TABLE = "secured_checkpoints";
-
 
     private static String siteFile;
 
