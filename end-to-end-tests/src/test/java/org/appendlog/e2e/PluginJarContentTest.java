@@ -171,6 +171,25 @@ class PluginJarContentTest {
         }
     }
 
+    /**
+     * The HBase storage registers, besides relocated interfaces, the {@code hbase} file system and its
+     * delegation token provider and receiver, which Flink loads by service name and nothing else does.
+     */
+    @Test
+    void hbaseJarRegistersItsFileSystemAndDelegationTokenServicesOnly() throws IOException {
+        Map<String, String> expected =
+                Map.of(
+                        "org.apache.flink.core.fs.FileSystemFactory", "org.appendlog.hbase.HBaseStateFileSystemFactory",
+                        "org.apache.flink.core.security.token.DelegationTokenProvider",
+                        "org.appendlog.hbase.HBaseCheckpointTokenProvider",
+                        "org.apache.flink.core.security.token.DelegationTokenReceiver",
+                        "org.appendlog.hbase.HBaseCheckpointTokenReceiver");
+        assertThat(services(PluginJars.plain("flink-hbase-checkpoint"))).isEqualTo(expected);
+        Map<String, String> lib = services(PluginJars.flinkLib("flink-hbase-checkpoint"));
+        lib.keySet().removeIf(service -> service.startsWith("org.appendlog.hbase.shaded."));
+        assertThat(lib).isEqualTo(expected);
+    }
+
     private static boolean startsWithAny(String text, int at, List<String> prefixes) {
         return prefixes.stream().anyMatch(p -> text.startsWith(p, at));
     }

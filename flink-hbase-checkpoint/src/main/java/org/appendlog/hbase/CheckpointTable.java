@@ -40,7 +40,10 @@ import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.security.User;
+import org.apache.hadoop.hbase.security.token.AuthenticationTokenIdentifier;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,13 +108,16 @@ final class CheckpointTable implements Closeable {
     }
 
     /**
-     * Connects and creates the table (pre-split, one version per cell) if it is missing. Blocking.
-     * Fails first if the client would refuse a full chunk.
+     * Connects as {@code user} and creates the table (pre-split, one version per cell) if it is
+     * missing. Blocking. Fails first if the client would refuse a full chunk.
      */
-    static CheckpointTable connect(HBaseStorageSettings settings) throws IOException {
+    static CheckpointTable connect(HBaseStorageSettings settings, UserGroupInformation user)
+            throws IOException {
         Configuration conf = settings.client.toHBaseConfiguration();
         checkChunkFitsACell(settings, conf);
-        Connection connection = ConnectionFactory.createConnection(conf);
+        checkCredentials(settings, conf, user);
+        // Explicitly: the connecting thread is pooled and may carry any caller's access context.
+        Connection connection = ConnectionFactory.createConnection(conf, User.create(user));
         try {
             TableName name = TableName.valueOf(settings.table);
             byte[] family = Bytes.toBytes(settings.columnFamily);
@@ -156,6 +162,37 @@ final class CheckpointTable implements Closeable {
                             + " bytes, or raise '"
                             + MAX_CELL_SIZE_KEY
                             + "' (and 'hbase.server.keyvalue.maxsize' on the region servers).");
+        }
+    }
+
+    /**
+     * HBase's client retries a connection that fails to authenticate until the operation times
+     * out, and then reports an unreachable cluster: fail at once for a user that cannot
+     * authenticate to a Kerberos-secured HBase at all.
+     */
+    private static void checkCredentials(
+            HBaseStorageSettings settings, Configuration conf, UserGroupInformation user)
+            throws IOException {
+        if (!User.isHBaseSecurityEnabled(conf)) {
+            return;
+        }
+        UserGroupInformation real = user.getRealUser() != null ? user.getRealUser() : user;
+        boolean hasToken =
+                user.getTokens().stream()
+                        .anyMatch(token -> token.getKind().equals(AuthenticationTokenIdentifier.AUTH_TOKEN_TYPE));
+        if (!real.hasKerberosCredentials() && !hasToken) {
+            throw new IOException(
+                    settings.client
+                            + " requires Kerberos ('"
+                            + User.HBASE_SECURITY_CONF_KEY
+                            + "' is kerberos), but the Hadoop user "
+                            + user
+                            + " has neither Kerberos credentials nor an HBase delegation token."
+                            + " Log in with 'security.kerberos.login.keytab' and"
+                            + " 'security.kerberos.login.principal', or let Flink distribute"
+                            + " delegation tokens ('security.delegation.tokens.enabled', provider '"
+                            + HBaseCheckpointTokenProvider.SERVICE_NAME
+                            + "').");
         }
     }
 

@@ -16,6 +16,7 @@
 
 package org.appendlog.hbase;
 
+import org.apache.hadoop.security.UserGroupInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 /**
  * The checkpoint tables this process has opened, one HBase connection each, shared by all jobs
@@ -40,6 +42,12 @@ import java.util.concurrent.TimeoutException;
  * <p>Flink's checkpoint storage API has no close, so the connections live as long as the process
  * (closed by a shutdown hook). Opening is bounded by the client timeout: HBase's own client
  * would wait on an unreachable ZooKeeper for minutes.
+ *
+ * <p>A connection authenticates as the Hadoop user current where it is first asked for: the user
+ * that Flink's security module logged in (keytab, ticket cache, or delegation tokens only), in
+ * every thread of a Flink process. It is one connection per user, so a caller in another user's
+ * {@code doAs} never borrows this one's rights. The connection keeps that user, not a copy of its
+ * credentials: a keytab relogin and tokens that Flink adds later serve its next RPC connections.
  */
 final class CheckpointTables {
 
@@ -100,9 +108,11 @@ final class CheckpointTables {
     /** The open table for these settings: connects and creates the table on first use. */
     static CheckpointTable open(HBaseStorageSettings settings) throws IOException {
         register(settings);
-        List<Object> key = Arrays.asList(settings.client, settings.table, settings.columnFamily);
+        UserGroupInformation user = UserGroupInformation.getCurrentUser();
+        List<Object> key =
+                Arrays.asList(settings.client, settings.table, settings.columnFamily, user);
         CompletableFuture<CheckpointTable> future =
-                OPEN.computeIfAbsent(key, k -> connectAsync(settings));
+                OPEN.computeIfAbsent(key, k -> connectAsync(settings, user));
         try {
             CheckpointTable table =
                     future.get(settings.client.timeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -118,7 +128,9 @@ final class CheckpointTables {
                             + settings.client.effectiveQuorum()
                             + "' to open checkpoint table '"
                             + settings.table
-                            + "' within "
+                            + "' as "
+                            + user
+                            + " within "
                             + settings.client.timeout().toMillis()
                             + " ms. Check that HBase is running and '"
                             + HBaseCheckpointStorageOptions.ZOOKEEPER_QUORUM.key()
@@ -132,13 +144,28 @@ final class CheckpointTables {
                             + settings.table
                             + "' on HBase at ZooKeeper quorum '"
                             + settings.client.effectiveQuorum()
-                            + "': "
-                            + e.getCause().getMessage(),
+                            + "' as "
+                            + user
+                            + ": "
+                            + withoutStackTrace(e.getCause().getMessage()),
                     e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("Interrupted while opening checkpoint table " + settings.table, e);
         }
+    }
+
+    /**
+     * A server's exception arrives with the server's stack trace in its message: without those
+     * lines (they stay in the cause), on one line.
+     */
+    private static String withoutStackTrace(@Nullable String message) {
+        return message == null
+                ? ""
+                : message.lines()
+                        .map(String::trim)
+                        .filter(line -> !line.isEmpty() && !line.startsWith("at "))
+                        .collect(Collectors.joining(" "));
     }
 
     /** The table behind an {@code hbase://<table>/} path, as registered by a storage in this process. */
@@ -161,12 +188,13 @@ final class CheckpointTables {
         return open(settings);
     }
 
-    private static CompletableFuture<CheckpointTable> connectAsync(HBaseStorageSettings settings) {
+    private static CompletableFuture<CheckpointTable> connectAsync(
+            HBaseStorageSettings settings, UserGroupInformation user) {
         return CompletableFuture.supplyAsync(
                 () -> {
                     try {
-                        CheckpointTable table = CheckpointTable.connect(settings);
-                        LOG.info("Connected to HBase checkpoint {}", settings);
+                        CheckpointTable table = CheckpointTable.connect(settings, user);
+                        LOG.info("Connected to HBase checkpoint {} as {}", settings, user);
                         return table;
                     } catch (IOException e) {
                         throw new java.util.concurrent.CompletionException(e);
