@@ -208,7 +208,7 @@ public final class CecBenchmark {
         return new String[] {
             "CEC", t == 0 ? "off" : t + "", t == 0 ? "-" : h + "", t == 0 ? "-" : m,
             clean.counter(CecMetrics.CHECK_TUPLES) + "", clean.counter(CecMetrics.BARRIER_CHECK_TUPLES) + "",
-            clean.histogramMax(CecMetrics.BARRIER_MILLIS) + "",
+            clean.histogramMax(CecMetrics.BARRIER_MICROS) + "",
             String.format("%,.0f", events / (clean.millis / 1000.0)),
             String.format("%,d", clean.logBytes),
             clean.checkpoints + "",
@@ -326,7 +326,7 @@ public final class CecBenchmark {
 
     private void printTable(List<String[]> rows) {
         String[] header = {
-            "operator", "T ms", "H ms", "M", "CHECKs", "at barriers", "barrier max ms", "goodput ev/s", "log bytes",
+            "operator", "T ms", "H ms", "M", "CHECKs", "at barriers", "barrier max µs", "goodput ev/s", "log bytes",
             "ckpts", "max ckpt bytes", "rebuild ms", "records scanned", "recovery ms"
         };
         List<String[]> all = new ArrayList<>();
