@@ -26,6 +26,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
@@ -67,9 +68,18 @@ public final class WordCountJob {
     public static DataStream<Tuple2<String, Long>> words(
             StreamExecutionEnvironment env, long count, int words, long millisPerEvent, double perSecond,
             boolean skewed) {
+        return generated(
+                env, count, i -> skewed ? skewedEvent(i, words, millisPerEvent) : event(i, words, millisPerEvent),
+                perSecond);
+    }
+
+    /** The events {@code generator} makes of 0 to {@code count - 1}, their timestamps ascending in {@code f1}. */
+    public static DataStream<Tuple2<String, Long>> generated(
+            StreamExecutionEnvironment env, long count, GeneratorFunction<Long, Tuple2<String, Long>> generator,
+            double perSecond) {
         DataGeneratorSource<Tuple2<String, Long>> source =
                 new DataGeneratorSource<>(
-                        i -> skewed ? skewedEvent(i, words, millisPerEvent) : event(i, words, millisPerEvent),
+                        generator,
                         count,
                         perSecond > 0 ? RateLimiterStrategy.perSecond(perSecond) : RateLimiterStrategy.noOp(),
                         Types.TUPLE(Types.STRING, Types.LONG));

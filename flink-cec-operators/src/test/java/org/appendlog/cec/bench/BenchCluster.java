@@ -21,6 +21,7 @@ import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -61,8 +62,10 @@ final class BenchCluster implements AutoCloseable {
     BenchCluster(File dir, int parallelism) throws Exception {
         this.dir = dir;
         this.parallelism = parallelism;
+        Configuration conf = reporter.addToConfiguration(new Configuration());
+        conf.set(RestOptions.BIND_PORT, "0"); // any free port: other Flink processes may hold 8081
         cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(reporter.addToConfiguration(new Configuration()))
+                .setConfiguration(conf)
                 .setNumTaskManagers(1)
                 .setNumSlotsPerTaskManager(parallelism + 1)
                 .build());

@@ -30,10 +30,11 @@ import java.time.Duration;
  * The paper's Fig. 4.4 in shape: CHECK tuples of the eventual policy against T = H, for 524 288
  * count windows. {@code --fig44-words} words (uniform) with windows of {@code --fig44-size}
  * elements: {@code 524 288 * size} events, each window open for about {@code words * size}
- * events, a few milliseconds at this operator's rate, as in the paper, where most windows close
- * before a long H makes them slow. For count windows the policy's clock is processing time.
+ * events: a few milliseconds at this operator's rate, as the paper's count at T = H = 2 ms (1.4
+ * CHECKs per window) implies; with much shorter windows no H of the sweep makes many of them
+ * slow. For count windows the policy's clock is processing time.
  *
- * <p>Arguments: {@code --fig44-words 256}, {@code --fig44-size 2}, {@code --fig44-t-ms 2,20,100},
+ * <p>Arguments: {@code --fig44-words 1024}, {@code --fig44-size 2}, {@code --fig44-t-ms 2,20,100},
  * {@code --checkpoint-ms 1000}.
  */
 final class CheckVolume {
@@ -51,7 +52,7 @@ final class CheckVolume {
     }
 
     void run() throws Exception {
-        int words = args.intValue("fig44-words", 256);
+        int words = args.intValue("fig44-words", 1024);
         long size = args.longValue("fig44-size", 2);
         long events = WINDOWS * size;
         MarkdownTable table = new MarkdownTable(
