@@ -60,7 +60,9 @@ final class BenchCluster implements AutoCloseable {
     private int runs;
 
     BenchCluster(File dir, int parallelism) throws Exception {
-        this.dir = dir;
+        // Its own directory: an interrupted earlier run may have left its run directories behind.
+        Files.createDirectories(dir.toPath());
+        this.dir = Files.createTempDirectory(dir.toPath(), "bench-").toFile();
         this.parallelism = parallelism;
         Configuration conf = reporter.addToConfiguration(new Configuration());
         conf.set(RestOptions.BIND_PORT, "0"); // any free port: other Flink processes may hold 8081
@@ -134,9 +136,7 @@ final class BenchCluster implements AutoCloseable {
         try {
             cluster.close();
         } finally {
-            if (runDir != null) {
-                deleteQuietly(runDir.toPath());
-            }
+            deleteQuietly(dir.toPath());
         }
     }
 
