@@ -33,8 +33,9 @@ import java.util.Random;
  * FailOnce}); the summary gives their medians with a 95 % percentile-bootstrap interval. The
  * absolute figures of a shared machine drift from round to round, the ratios much less.
  *
- * <p>Arguments: {@code --rounds 5}, {@code --period-ms} and {@code --threshold-ms} (the policy's T
- * and H, event time), the word count's arguments ({@link CecBenchmark}).
+ * <p>Arguments: {@code --rounds 5}, {@code --period-ms 60000} and {@code --threshold-ms 60000}
+ * (the policy's T and H, in event time, which this source advances 30 s or more per second), the
+ * word count's arguments ({@link CecBenchmark}).
  */
 final class SpeedTarget {
 
