@@ -26,6 +26,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
@@ -67,18 +68,31 @@ public final class WordCountJob {
     public static DataStream<Tuple2<String, Long>> words(
             StreamExecutionEnvironment env, long count, int words, long millisPerEvent, double perSecond,
             boolean skewed) {
-        return words(
-                env, count, words, millisPerEvent,
-                perSecond > 0 ? RateLimiterStrategy.perSecond(perSecond) : RateLimiterStrategy.noOp(), skewed);
+        return words(env, count, words, millisPerEvent, pace(perSecond), skewed);
     }
 
     /** Word events paced by {@code pace} (e.g. per completed checkpoint, whatever the machine's load). */
     public static DataStream<Tuple2<String, Long>> words(
             StreamExecutionEnvironment env, long count, int words, long millisPerEvent, RateLimiterStrategy pace,
             boolean skewed) {
+        return generated(
+                env, count, i -> skewed ? skewedEvent(i, words, millisPerEvent) : event(i, words, millisPerEvent),
+                pace);
+    }
+
+    /** The events {@code generator} makes of 0 to {@code count - 1}, their timestamps ascending in {@code f1}. */
+    public static DataStream<Tuple2<String, Long>> generated(
+            StreamExecutionEnvironment env, long count, GeneratorFunction<Long, Tuple2<String, Long>> generator,
+            double perSecond) {
+        return generated(env, count, generator, pace(perSecond));
+    }
+
+    private static DataStream<Tuple2<String, Long>> generated(
+            StreamExecutionEnvironment env, long count, GeneratorFunction<Long, Tuple2<String, Long>> generator,
+            RateLimiterStrategy pace) {
         DataGeneratorSource<Tuple2<String, Long>> source =
                 new DataGeneratorSource<>(
-                        i -> skewed ? skewedEvent(i, words, millisPerEvent) : event(i, words, millisPerEvent),
+                        generator,
                         count,
                         pace,
                         Types.TUPLE(Types.STRING, Types.LONG));
@@ -88,6 +102,11 @@ public final class WordCountJob {
                                 .withTimestampAssigner((e, ts) -> e.f1),
                         "words")
                 .setParallelism(1);
+    }
+
+    /** {@code perSecond <= 0}: no limit. */
+    private static RateLimiterStrategy pace(double perSecond) {
+        return perSecond > 0 ? RateLimiterStrategy.perSecond(perSecond) : RateLimiterStrategy.noOp();
     }
 
     public static WindowAssigner<Object, TimeWindow> windows(Duration size, Duration slide) {

@@ -35,8 +35,11 @@ public final class CecMetrics {
     /** CHECK tuples written at checkpoint barriers. */
     public static final String BARRIER_CHECK_TUPLES = "cecBarrierCheckTuples";
 
-    /** Histogram of the time the operator spends at each checkpoint barrier, in milliseconds. */
-    public static final String BARRIER_MILLIS = "cecBarrierMillis";
+    /**
+     * Histogram of the task thread's time in the operator at each checkpoint, in microseconds:
+     * before the barrier (CHECKs and sync in barrier mode) plus the synchronous part of the snapshot.
+     */
+    public static final String BARRIER_MICROS = "cecBarrierMicros";
 
     /** INPUT records written (eventual and open-only mode log every element that has a window). */
     public static final String INPUT_TUPLES = "cecInputTuples";

@@ -162,7 +162,9 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private transient Counter openTuples;
     private transient Counter checkTuples;
     private transient Counter barrierCheckTuples;
-    private transient Histogram barrierMillis;
+    private transient Histogram barrierMicros;
+    /** Task-thread nanoseconds of the checkpoint being taken, spent before its barrier. */
+    private transient long preBarrierNanos;
     private transient Counter resultTuples;
     private transient Counter inputTuples;
     private transient Counter bytesPersisted;
@@ -423,7 +425,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         openTuples = getMetricGroup().counter(CecMetrics.OPEN_TUPLES);
         checkTuples = getMetricGroup().counter(CecMetrics.CHECK_TUPLES);
         barrierCheckTuples = getMetricGroup().counter(CecMetrics.BARRIER_CHECK_TUPLES);
-        barrierMillis = getMetricGroup().histogram(CecMetrics.BARRIER_MILLIS, new DescriptiveStatisticsHistogram(1000));
+        barrierMicros = getMetricGroup().histogram(CecMetrics.BARRIER_MICROS, new DescriptiveStatisticsHistogram(1000));
         resultTuples = getMetricGroup().counter(CecMetrics.RESULT_TUPLES);
         inputTuples = getMetricGroup().counter(CecMetrics.INPUT_TUPLES);
         getMetricGroup().gauge(CecMetrics.OPEN_WINDOWS, () -> windows.size());
@@ -668,8 +670,8 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        super.prepareSnapshotPreBarrier(checkpointId);
         long start = System.nanoTime();
+        super.prepareSnapshotPreBarrier(checkpointId);
         if (options.mode() == CecMode.BARRIER) {
             // CHECKs go out before the barrier, so downstream sees them on the checkpoint's side.
             List<OpenWindow<K, W, ACC>> changed = footprints.allChanged();
@@ -695,7 +697,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                         watermark,
                         horizon == null ? end : horizon,
                         logsInput));
-        barrierMillis.update((System.nanoTime() - start) / 1_000_000);
+        preBarrierNanos = System.nanoTime() - start;
     }
 
     /** Completes the operator-state snapshot only once the log is durable up to the barrier. */
@@ -703,6 +705,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     public OperatorSnapshotFutures snapshotState(
             long checkpointId, long timestamp, CheckpointOptions checkpointOptions, CheckpointStreamFactory factory)
             throws Exception {
+        long start = System.nanoTime();
         OperatorSnapshotFutures futures = super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
         SegmentSync sync = pendingSyncs.remove(checkpointId);
         pendingSyncs.headMap(checkpointId).clear();
@@ -711,6 +714,9 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                     new DurableLogSnapshot(
                             sync, pendingCommits.get(checkpointId).end, futures.getOperatorStateManagedFuture()));
         }
+        // The task thread's whole pause for this checkpoint: before the barrier and the synchronous part.
+        barrierMicros.update((preBarrierNanos + System.nanoTime() - start) / 1_000);
+        preBarrierNanos = 0;
         return futures;
     }
 

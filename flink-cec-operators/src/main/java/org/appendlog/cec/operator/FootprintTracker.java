@@ -44,7 +44,12 @@ import java.util.TreeMap;
 final class FootprintTracker {
 
     private final boolean tracksSlow;
-    private final TreeMap<Long, OpenWindow<?, ?, ?>> byFootprint = new TreeMap<>();
+    /**
+     * Every open window, oldest footprint first: a list linked through the windows, since a new
+     * footprint always moves its window to the end (O(1), where a tree costs two searches).
+     */
+    @Nullable private OpenWindow<?, ?, ?> oldest;
+    @Nullable private OpenWindow<?, ?, ?> newest;
     private final TreeMap<Long, OpenWindow<?, ?, ?>> changedByFootprint = new TreeMap<>();
     private final TreeMap<Long, OpenWindow<?, ?, ?>> slowByFootprint = new TreeMap<>();
     /** Windows not slow yet, in the order they opened (closed ones leave when they reach the head). */
@@ -72,7 +77,7 @@ final class FootprintTracker {
     /** The window's state was just written to the log at {@code position} (OPEN, CHECK or a rebuild). */
     void footprinted(OpenWindow<?, ?, ?> window, long now, LogPosition position) {
         long previous = window.footprintSequence;
-        byFootprint.remove(previous, window);
+        unlink(window);
         if (window.changed) {
             changedByFootprint.remove(previous);
             window.changed = false;
@@ -80,11 +85,41 @@ final class FootprintTracker {
         window.footprintSequence = nextSequence++;
         window.footprintTime = now;
         window.footprintPosition = position;
-        byFootprint.put(window.footprintSequence, window);
+        append(window);
         if (window.slow) {
-            slowByFootprint.remove(previous, window);
+            // Footprint sequences are unique: the entry of `previous` can only be this window's.
+            slowByFootprint.remove(previous);
             slowByFootprint.put(window.footprintSequence, window);
         }
+    }
+
+    private void append(OpenWindow<?, ?, ?> window) {
+        window.olderFootprint = newest;
+        window.newerFootprint = null;
+        if (newest == null) {
+            oldest = window;
+        } else {
+            newest.newerFootprint = window;
+        }
+        newest = window;
+    }
+
+    private void unlink(OpenWindow<?, ?, ?> window) {
+        if (window.olderFootprint == null && oldest != window) {
+            return; // not in the list
+        }
+        if (window.olderFootprint == null) {
+            oldest = window.newerFootprint;
+        } else {
+            window.olderFootprint.newerFootprint = window.newerFootprint;
+        }
+        if (window.newerFootprint == null) {
+            newest = window.olderFootprint;
+        } else {
+            window.newerFootprint.olderFootprint = window.olderFootprint;
+        }
+        window.olderFootprint = null;
+        window.newerFootprint = null;
     }
 
     void changed(OpenWindow<?, ?, ?> window) {
@@ -96,20 +131,20 @@ final class FootprintTracker {
 
     void closed(OpenWindow<?, ?, ?> window) {
         window.closed = true;
-        byFootprint.remove(window.footprintSequence, window);
+        unlink(window);
         if (window.changed) {
             changedByFootprint.remove(window.footprintSequence);
             window.changed = false;
         }
         if (window.slow) {
-            slowByFootprint.remove(window.footprintSequence, window);
+            slowByFootprint.remove(window.footprintSequence);
         }
     }
 
     /** Where the oldest footprint of an open window starts, or null if no window is open. */
     @Nullable
     LogPosition horizon() {
-        return byFootprint.isEmpty() ? null : byFootprint.firstEntry().getValue().footprintPosition;
+        return oldest == null ? null : oldest.footprintPosition;
     }
 
     /** Marks the windows that opened at or before {@code openedBy} slow. */

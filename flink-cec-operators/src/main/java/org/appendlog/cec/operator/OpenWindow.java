@@ -47,6 +47,9 @@ final class OpenWindow<K, W extends Window, ACC> {
     long footprintTime;
     /** Where the last footprint starts in the log. */
     LogPosition footprintPosition;
+    /** Neighbours in the order of last footprints ({@link FootprintTracker}); null at the ends. */
+    OpenWindow<?, ?, ?> olderFootprint;
+    OpenWindow<?, ?, ?> newerFootprint;
     /** The policy clock when the window opened; {@code Long.MIN_VALUE} if only known to be slow. */
     long openTime;
     /** Open for at least H (eventual mode's policy). */
