@@ -18,6 +18,7 @@ package org.appendlog.cec.operator;
 
 import org.appendlog.cec.CecMiniCluster;
 import org.appendlog.cec.CommittedResults;
+import org.appendlog.cec.StreamFiles;
 import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecConfigOptions;
 import org.appendlog.cec.api.CecMode;
@@ -81,7 +82,6 @@ import java.nio.file.Files;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -303,8 +303,8 @@ class CecRescaleTest {
         Map<String, List<String>> before = new TreeMap<>();
         Map<String, Long> bytesBefore = new TreeMap<>();
         for (Path stream : PersistedStream.subtaskDirectories(fs, root)) {
-            before.put(stream.getName(), segments(stream));
-            bytesBefore.put(stream.getName(), bytes(stream));
+            before.put(stream.getName(), StreamFiles.segments(stream));
+            bytesBefore.put(stream.getName(), StreamFiles.bytes(stream));
         }
         assertThat(before).as("the streams of parallelism 2 and 3").hasSize(5);
 
@@ -325,10 +325,10 @@ class CecRescaleTest {
             long end = LogWriter.sequenceOf(PersistedStream.latestCommit(fs, stream).orElseThrow().end().segment());
             assertThat(segmentsBefore).as("segments of %s before its committed end's, before the run", stream.getName())
                     .anyMatch(segment -> LogWriter.sequenceOf(segment) < end);
-            assertThat(segments(stream)).as("segments of %s after the run with retention", stream.getName())
+            assertThat(StreamFiles.segments(stream)).as("segments of %s after the run with retention", stream.getName())
                     .isEqualTo(segmentsBefore.stream().filter(segment -> LogWriter.sequenceOf(segment) >= end)
                             .collect(Collectors.toList()));
-            bytesAfter.put(stream.getName(), bytes(stream));
+            bytesAfter.put(stream.getName(), StreamFiles.bytes(stream));
         }
         long from = earliest;
         List<String> expected = windowOperatorResults(Windows.SLIDING_EVENT_TIME).stream()
@@ -571,23 +571,6 @@ class CecRescaleTest {
 
     private static long checkpointIdOf(File checkpoint) {
         return Long.parseLong(checkpoint.getName().substring("chk-".length()));
-    }
-
-    /** The segment files of a stream directory, oldest first. */
-    private static List<String> segments(Path stream) throws IOException {
-        try (Stream<java.nio.file.Path> files = Files.list(new File(stream.toUri()).toPath())) {
-            return files.map(f -> f.getFileName().toString())
-                    .filter(name -> LogWriter.sequenceOf(name) >= 0)
-                    .sorted(Comparator.comparingLong(LogWriter::sequenceOf))
-                    .collect(Collectors.toList());
-        }
-    }
-
-    /** The bytes of the files in a stream directory. */
-    private static long bytes(Path stream) throws IOException {
-        try (Stream<java.nio.file.Path> files = Files.list(new File(stream.toUri()).toPath())) {
-            return files.mapToLong(f -> f.toFile().length()).sum();
-        }
     }
 
     /** Every file and directory under {@code dir} with its size (directories: -1). */
