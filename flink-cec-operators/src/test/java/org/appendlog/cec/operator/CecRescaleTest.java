@@ -103,6 +103,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * org.appendlog.cec.source.CecLogSource}, must hold exactly the RESULTs of Flink's {@code
  * WindowOperator} on the same input. Then the retained parallelism-2 checkpoint is restored again
  * after the rescaled runs: the history again holds each RESULT once, the later generations withdrawn.
+ * With a retention in the last run of 2 -> 3 -> 1, the streams of both earlier generations shrink
+ * to the segments from their committed end on.
  */
 class CecRescaleTest {
 
