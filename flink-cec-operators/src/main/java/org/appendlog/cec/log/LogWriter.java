@@ -119,7 +119,7 @@ public final class LogWriter implements Closeable {
     }
 
     /** The sequence number in a segment file's name, or -1 if {@code name} is not a segment's. */
-    static long sequenceOf(String name) {
+    public static long sequenceOf(String name) {
         int end = SEGMENT_PREFIX.length() + SEQUENCE_DIGITS;
         if (!name.startsWith(SEGMENT_PREFIX) || !name.endsWith(SEGMENT_SUFFIX) || name.length() <= end) {
             return -1;

@@ -98,7 +98,8 @@ import java.util.function.Predicate;
  * checkpointed position, which cuts off whatever the failed attempt wrote after it. A restore at
  * another parallelism reads every stream of the checkpoint for the windows (and, when the input is
  * logged, the INPUT records) of its own key groups and writes a new generation of streams, which
- * starts with a CHECK of each window it restored; the old streams stay as the checkpoint left them.
+ * starts with a CHECK of each window it restored; the old streams stay as the checkpoint left them,
+ * but for what the user retention deletes ({@link AdoptedStream}).
  *
  * <p>Time windows fire at their end (event or processing time, no allowed lateness, as Flink's
  * default triggers); count windows fire and purge at their size. Late records are dropped and
@@ -111,6 +112,8 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     private static final long serialVersionUID = 1L;
 
     static final String STATE_NAME = "cec-log-position";
+    /** The positions of the earlier generations' streams that the subtasks prune (union list state). */
+    static final String ADOPTED_STATE_NAME = "cec-adopted-streams";
 
     private final WindowAssigner<? super IN, W> assigner;
     private final TypeInformation<IN> inputType;
@@ -149,7 +152,10 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     /** Windows restored from another parallelism's streams, to be checked into this stream on open. */
     @Nullable private transient List<OpenWindow<K, W, ACC>> rescaledWindows;
     private transient LogRetention retention;
+    /** Streams of earlier generations whose old subtask index is congruent to this one's. */
+    private transient List<AdoptedStream> adopted;
     private transient ListState<byte[]> positionState;
+    private transient ListState<byte[]> adoptedState;
     private transient NavigableMap<Long, CheckpointedPosition> pendingCommits;
     /** Per checkpoint, the segment to sync in its asynchronous part (modes that log the input). */
     private transient NavigableMap<Long, SegmentSync> pendingSyncs;
@@ -235,12 +241,21 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                         .getUnionListState(
                                 new ListStateDescriptor<>(
                                         STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        adoptedState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        ADOPTED_STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
 
         // Before the claim: state that cannot be read must leave the log path as it was.
         List<CheckpointedPosition> restored = new ArrayList<>();
+        List<CheckpointedPosition> older = new ArrayList<>();
         if (context.isRestored()) {
             for (byte[] bytes : positionState.get()) {
                 restored.add(CheckpointedPosition.fromBytes(bytes));
+            }
+            for (byte[] bytes : adoptedState.get()) {
+                older.add(CheckpointedPosition.fromBytes(bytes));
             }
         }
         long restoredCheckpoint = context.getRestoredCheckpointId().orElse(0L);
@@ -254,6 +269,15 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         generation = own != null ? own.generation : rescaled ? restoredCheckpoint : 0;
         directory = PersistedStream.subtaskDirectory(options.logPath(), generation, subtask);
         retention = new LogRetention(fs, directory, options.retentionMillis(), options.retentionBytes());
+        if (rescaled) {
+            older.addAll(restored); // the generation this restore leaves behind
+        }
+        adopted = new ArrayList<>();
+        for (CheckpointedPosition position : older) {
+            if (position.subtask % parallelism == subtask) {
+                adopted.add(new AdoptedStream(position, fs, options));
+            }
+        }
         claimDirectory();
         if (own != null) {
             restore(own);
@@ -730,6 +754,12 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
                             + context.getCheckpointId());
         }
         positionState.update(Collections.singletonList(position.toBytes()));
+        // Handed on to the next restore, which may be at yet another parallelism.
+        List<byte[]> adoptedBytes = new ArrayList<>(adopted.size());
+        for (AdoptedStream stream : adopted) {
+            adoptedBytes.add(stream.position.toBytes());
+        }
+        adoptedState.update(adoptedBytes);
     }
 
     @Override
@@ -739,23 +769,28 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         pendingCommits.headMap(checkpointId, true).clear();
         if (position != null) {
             PersistedStream.commit(fs, directory, new CommitMarker(checkpointId, position.end, jobId()));
-            enforceRetention(position);
+            enforceRetention(retention, directory, position.recoveryHorizon(), position.streamTime);
+            for (AdoptedStream old : adopted) {
+                // Aged against this operator's stream time: the old stream's own time stopped at the rescale.
+                enforceRetention(old.retention, old.directory, old.position.end, position.streamTime);
+            }
         }
     }
 
     /**
-     * Deletes the segments behind both what a restore from {@code completed} reads (its recovery
-     * horizon, at or before its end) and the user's retention. A failure only delays the deletion
-     * to the next checkpoint: housekeeping must not fail the job.
+     * Deletes the segments of the stream in {@code stream} behind both {@code horizon} (what a
+     * restore from the completed checkpoint reads, at or before the committed end) and the user's
+     * retention. A failure only delays the deletion to the next checkpoint: housekeeping must not
+     * fail the job.
      */
-    private void enforceRetention(CheckpointedPosition completed) {
+    private void enforceRetention(LogRetention streamRetention, Path stream, LogPosition horizon, long streamTime) {
         try {
-            retention.enforce(completed.recoveryHorizon(), completed.streamTime);
+            streamRetention.enforce(horizon, streamTime);
         } catch (IOException | RuntimeException e) {
             LOG.warn(
                     "CEC operator '{}' could not apply log retention in {} up to {}; it tries again after the"
                             + " next checkpoint",
-                    getOperatorName(), directory, completed.recoveryHorizon(), e);
+                    getOperatorName(), stream, horizon, e);
         }
     }
 

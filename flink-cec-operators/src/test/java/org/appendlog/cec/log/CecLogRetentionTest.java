@@ -18,6 +18,7 @@ package org.appendlog.cec.log;
 
 import org.appendlog.cec.CecMiniCluster;
 import org.appendlog.cec.CommittedResults;
+import org.appendlog.cec.StreamFiles;
 import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecConfigOptions;
 import org.appendlog.cec.api.CecMode;
@@ -46,10 +47,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -60,7 +59,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -136,11 +134,11 @@ class CecLogRetentionTest {
             }
             int present = 0;
             for (Path subtask : PersistedStream.subtaskDirectories(fs, root)) {
-                for (String segment : segments(subtask)) {
+                for (String segment : StreamFiles.segments(subtask)) {
                     segmentsSeen.add(subtask.getName() + "/" + segment);
                     present++;
                 }
-                maxBytes.merge(subtask.getName(), bytes(subtask), Math::max);
+                maxBytes.merge(subtask.getName(), StreamFiles.bytes(subtask), Math::max);
             }
             DELETED.set(segmentsSeen.size() - present);
             Thread.sleep(20);
@@ -208,12 +206,6 @@ class CecLogRetentionTest {
         return out.toString();
     }
 
-    private static long bytes(Path subtask) throws IOException {
-        try (Stream<java.nio.file.Path> files = Files.list(new File(subtask.toUri()).toPath())) {
-            return files.mapToLong(p -> p.toFile().length()).sum();
-        }
-    }
-
     /** The word counts of the sliding 2 s / 1 s windows whose RESULT (at the window's end) is at or after {@code from}. */
     private static List<String> expectedResults(long from) {
         Map<String, Long> counts = new HashMap<>();
@@ -227,15 +219,6 @@ class CecLogRetentionTest {
             }
         }
         return counts.entrySet().stream().map(e -> e.getKey() + "|" + e.getValue()).sorted().collect(Collectors.toList());
-    }
-
-    /** The segment files of a subtask directory. */
-    private static List<String> segments(Path subtask) throws IOException {
-        try (Stream<java.nio.file.Path> files = Files.list(new File(subtask.toUri()).toPath())) {
-            return files.map(p -> p.getFileName().toString())
-                    .filter(name -> LogWriter.sequenceOf(name) >= 0)
-                    .collect(Collectors.toList());
-        }
     }
 
     /** Fails the job once, after retention deleted {@link #DELETIONS_BEFORE_FAILURE} segments. */

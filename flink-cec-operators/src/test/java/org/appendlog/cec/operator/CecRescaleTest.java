@@ -18,19 +18,26 @@ package org.appendlog.cec.operator;
 
 import org.appendlog.cec.CecMiniCluster;
 import org.appendlog.cec.CommittedResults;
+import org.appendlog.cec.StreamFiles;
 import org.appendlog.cec.WordCountJob;
+import org.appendlog.cec.api.CecConfigOptions;
 import org.appendlog.cec.api.CecMode;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindowedStream;
 import org.appendlog.cec.api.CecWindows;
 import org.appendlog.cec.log.CommitMarker;
+import org.appendlog.cec.log.LogStart;
+import org.appendlog.cec.log.LogWriter;
 import org.appendlog.cec.log.PersistedStream;
 import org.appendlog.cec.source.CecLogSource;
 import org.appendlog.statebackend.faults.ReliabilityLog;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
@@ -39,6 +46,7 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -95,6 +103,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * org.appendlog.cec.source.CecLogSource}, must hold exactly the RESULTs of Flink's {@code
  * WindowOperator} on the same input. Then the retained parallelism-2 checkpoint is restored again
  * after the rescaled runs: the history again holds each RESULT once, the later generations withdrawn.
+ * With a retention in the last run of 2 -> 3 -> 1, the streams of both earlier generations shrink
+ * to the segments from their committed end on.
  */
 class CecRescaleTest {
 
@@ -107,6 +117,8 @@ class CecRescaleTest {
     private static final double PACED = 1_000;
     private static final int COUNT_WINDOW = 7;
     private static final int FAIL_AT_RESULT = 200;
+    /** Short against the input's 30 s of event time, long against the last run's final windows. */
+    private static final Duration RETENTION = Duration.ofSeconds(2);
 
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
@@ -263,6 +275,80 @@ class CecRescaleTest {
                         + "program with max parallelism 64\"); the log path unchanged");
     }
 
+    /**
+     * 2 -> 3 -> 1, where only the parallelism-1 run has a retention: it prunes the streams of both
+     * earlier generations, those of parallelism 2 through the positions the parallelism-3 run handed
+     * on, to the segment of their committed end, and the history from the earliest kept timestamp
+     * is still exactly WindowOperator's.
+     */
+    @Test
+    void retentionPrunesTheStreamsOfEarlierGenerationsAcrossTwoRescales() throws Exception {
+        long started = System.nanoTime();
+        File dir = new File(tmp, "stream");
+        Path root = new Path(dir.toURI());
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        CecOptions.Builder options =
+                options(dir, CecMode.EVENTUAL)
+                        .set(CecConfigOptions.LOG_SEGMENT_SIZE, MemorySize.parse("16kb"))
+                        .set(CecConfigOptions.LOG_INDEX_INTERVAL, MemorySize.parse("1kb"));
+        File retained = runAndCancel(Windows.SLIDING_EVENT_TIME, options.build(), dir, true);
+        long checkpoint = checkpointIdOf(retained);
+
+        StreamExecutionEnvironment three = CecMiniCluster.environment(3, restoreFrom(retained.toURI().toString()));
+        job(three, Windows.SLIDING_EVENT_TIME, options.build(), PACED, 0, true);
+        JobClient threeRunning = three.executeAsync("parallelism 3");
+        awaitCommitAfter(PersistedStream.subtaskDirectory(root, checkpoint, 0), checkpoint);
+        String savepoint =
+                threeRunning.stopWithSavepoint(
+                                false, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
+                        .get();
+        Map<String, List<String>> before = new TreeMap<>();
+        Map<String, Long> bytesBefore = new TreeMap<>();
+        for (Path stream : PersistedStream.subtaskDirectories(fs, root)) {
+            before.put(stream.getName(), StreamFiles.segments(stream));
+            bytesBefore.put(stream.getName(), StreamFiles.bytes(stream));
+        }
+        assertThat(before).as("the streams of parallelism 2 and 3").hasSize(5);
+
+        StreamExecutionEnvironment one = CecMiniCluster.environment(1, restoreFrom(savepoint));
+        TypeInformation<CecRecord<String, Window, Long, Long>> type =
+                job(one, Windows.SLIDING_EVENT_TIME, options.retentionTime(RETENTION).build(), 0, 0, true);
+        one.execute("parallelism 1 with retention");
+
+        Map<String, Long> bytesAfter = new TreeMap<>();
+        long earliest = Long.MIN_VALUE;
+        for (Path stream : PersistedStream.subtaskDirectories(fs, root)) {
+            Optional<LogStart> start = LogStart.read(fs, stream);
+            earliest = Math.max(earliest, start.map(LogStart::earliestTimestamp).orElse(Long.MIN_VALUE));
+            List<String> segmentsBefore = before.get(stream.getName());
+            if (segmentsBefore == null) {
+                continue; // the parallelism-1 run's own stream
+            }
+            long end = LogWriter.sequenceOf(PersistedStream.latestCommit(fs, stream).orElseThrow().end().segment());
+            assertThat(segmentsBefore).as("segments of %s before its committed end's, before the run", stream.getName())
+                    .anyMatch(segment -> LogWriter.sequenceOf(segment) < end);
+            assertThat(StreamFiles.segments(stream)).as("segments of %s after the run with retention", stream.getName())
+                    .isEqualTo(segmentsBefore.stream().filter(segment -> LogWriter.sequenceOf(segment) >= end)
+                            .collect(Collectors.toList()));
+            bytesAfter.put(stream.getName(), StreamFiles.bytes(stream));
+        }
+        long from = earliest;
+        List<String> expected = windowOperatorResults(Windows.SLIDING_EVENT_TIME).stream()
+                .filter(result -> Long.parseLong(result.substring(result.lastIndexOf('|') + 1)) >= from)
+                .collect(Collectors.toList());
+        assertThat(expected).as("WindowOperator's RESULTs from t=%d", from).hasSizeGreaterThan(100);
+        assertThat(history(dir, type, Windows.SLIDING_EVENT_TIME, from)).as("RESULTs from t=%d", from)
+                .containsExactlyInAnyOrderElementsOf(expected);
+        System.out.printf(
+                "old streams pruned by retention: bytes before %s, after %s; history from t=%d; %.1f s%n",
+                bytesBefore, bytesAfter, from, (System.nanoTime() - started) / 1e9);
+        RELIABILITY.record(
+                "sliding event-time windows, EVENTUAL mode: parallelism 2 cancelled, restored at 3, stopped with a "
+                        + "savepoint, restored at 1 with cec.log.retention.time " + RETENTION.toSeconds() + " s",
+                "the 5 streams of parallelism 2 and 3 pruned to the segment of their committed end; the history from "
+                        + "the earliest kept timestamp holds exactly WindowOperator's RESULTs from there");
+    }
+
     /** Per subtask of the CEC operator of {@code job}, the value of a restore metric. */
     private static List<Long> restoreCost(JobID job, String metric) {
         List<Long> values = new ArrayList<>();
@@ -290,6 +376,20 @@ class CecRescaleTest {
         }
     }
 
+    /**
+     * A watermark after each event: records written before the first watermark have no age for the
+     * retention time, and this keeps them to the first event's.
+     */
+    static final class WatermarkPerEvent implements WatermarkGenerator<Tuple2<String, Long>> {
+        @Override
+        public void onEvent(Tuple2<String, Long> event, long timestamp, WatermarkOutput output) {
+            output.emitWatermark(new Watermark(timestamp - 1));
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {}
+    }
+
     /** Collects what the live reader returned. */
     static final class Follow implements SinkFunction<String> {
         @Override
@@ -300,11 +400,16 @@ class CecRescaleTest {
 
     /** Runs the job at parallelism 2, paced, and cancels it after its first commits; returns the retained checkpoint. */
     private File runAndCancel(Windows windows, CecMode mode, File dir) throws Exception {
+        return runAndCancel(windows, options(dir, mode).build(), dir, false);
+    }
+
+    private File runAndCancel(Windows windows, CecOptions options, File dir, boolean watermarkPerEvent)
+            throws Exception {
         Configuration config = new Configuration();
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, new File(tmp, "checkpoints").toURI().toString());
         config.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         StreamExecutionEnvironment env = CecMiniCluster.environment(2, config);
-        job(env, windows, mode, dir, PACED);
+        job(env, windows, options, PACED, 0, watermarkPerEvent);
         JobClient two = env.executeAsync("parallelism 2");
         Path first = PersistedStream.subtaskDirectory(new Path(dir.toURI()), 0);
         awaitCommitAfter(first, 3);
@@ -322,23 +427,40 @@ class CecRescaleTest {
     }
 
     /** The job; {@code failAtResult} > 0 fails it once when it forwards that many RESULTs. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
     private static TypeInformation<CecRecord<String, Window, Long, Long>> job(
             StreamExecutionEnvironment env, Windows windows, CecMode mode, File dir, double perSecond,
             int failAtResult) {
-        KeyedStream<Tuple2<String, Long>, String> words =
-                WordCountJob.words(env, EVENTS, WORDS, MILLIS_PER_EVENT, perSecond).keyBy(w -> w.f0);
+        return job(env, windows, options(dir, mode).build(), perSecond, failAtResult, false);
+    }
+
+    /** The job with {@code options}; {@code watermarkPerEvent}: a watermark after every event, not every 200 ms. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static TypeInformation<CecRecord<String, Window, Long, Long>> job(
+            StreamExecutionEnvironment env, Windows windows, CecOptions options, double perSecond, int failAtResult,
+            boolean watermarkPerEvent) {
+        DataStream<Tuple2<String, Long>> events = WordCountJob.words(env, EVENTS, WORDS, MILLIS_PER_EVENT, perSecond);
+        if (watermarkPerEvent) {
+            events = events.assignTimestampsAndWatermarks(
+                            WatermarkStrategy.<Tuple2<String, Long>>forGenerator(c -> new WatermarkPerEvent())
+                                    .withTimestampAssigner((e, ts) -> e.f1))
+                    .setParallelism(1);
+        }
+        KeyedStream<Tuple2<String, Long>, String> words = events.keyBy(w -> w.f0);
         CecWindows<Tuple2<String, Long>, String> cec = CecWindows.of(words);
         CecWindowedStream<Tuple2<String, Long>, String, ? extends Window> windowed =
                 windows == Windows.COUNT ? cec.countWindow(COUNT_WINDOW) : cec.window(eventTimeWindows());
         DataStream<CecRecord<String, Window, Long, Long>> out =
-                (DataStream) windowed.aggregate(new WordCountJob.Count(), CecOptions.builder(dir.toURI().toString())
-                                .mode(mode).period(Duration.ofMillis(50)).slowThreshold(Duration.ofMillis(100)).build())
-                        .uid("cec")
-                        .name("cec");
+                (DataStream) windowed.aggregate(new WordCountJob.Count(), options).uid("cec").name("cec");
         // In every run, so that the topology (and the operator ids) stay the same.
         out.map(new FailOnce(failAtResult)).addSink(new DiscardingSink<>());
         return out.getType();
+    }
+
+    private static CecOptions.Builder options(File dir, CecMode mode) {
+        return CecOptions.builder(dir.toURI().toString())
+                .mode(mode)
+                .period(Duration.ofMillis(50))
+                .slowThreshold(Duration.ofMillis(100));
     }
 
     private static String describe(Windows windows, CecMode mode) {
@@ -386,9 +508,16 @@ class CecRescaleTest {
     /** The RESULTs of the committed history, read back with CecLogSource. */
     private static List<String> history(
             File dir, TypeInformation<CecRecord<String, Window, Long, Long>> type, Windows windows) throws Exception {
+        return history(dir, type, windows, Long.MIN_VALUE);
+    }
+
+    /** The RESULTs of the committed history at or after {@code fromTimestamp}. */
+    private static List<String> history(
+            File dir, TypeInformation<CecRecord<String, Window, Long, Long>> type, Windows windows, long fromTimestamp)
+            throws Exception {
         StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
         reader.setParallelism(2);
-        return CommittedResults.read(dir, type, reader).stream()
+        return CommittedResults.read(dir, type, reader, fromTimestamp).stream()
                 .map(r -> describe(r.getKey(), r.getWindow(), r.getValue(), r.getTimestamp()))
                 .collect(Collectors.toList());
     }
