@@ -231,6 +231,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
                 new SuppliedCounter(tracker::untrackedIntervals));
         group.gauge(AppendLogMetrics.INDEX_HEAP_BYTES, index::heapBytes);
         group.gauge(AppendLogMetrics.CHANGE_BUFFER_BYTES, tracker::bufferedBytes);
+        group.gauge(AppendLogMetrics.CHANGE_BUFFER_HEAP_BYTES, tracker::bufferHeapBytes);
         group.gauge(AppendLogMetrics.SEGMENT_COUNT, index::segmentCount);
         group.gauge(
                 AppendLogMetrics.COMPACTION_STOPPED,

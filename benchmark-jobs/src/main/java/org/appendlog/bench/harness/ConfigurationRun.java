@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -154,6 +155,7 @@ public final class ConfigurationRun {
             timeline.awaitFirstRecords(cluster, jobId, prefix);
             // live heap with the cluster up and the state still empty; the job barely started
             long heapAtStart = liveHeap();
+            Map<String, Long> classesAtStart = HeapBreakdown.histogram();
             // the measured run is the steady state: after the first pass has written every key,
             // and whatever else the job names (TopK: the first pass's windows fired)
             long first = timeline.awaitProcessed(
@@ -181,6 +183,7 @@ public final class ConfigurationRun {
                     timeline.cpuMicrosPerRecordSince(secondHalf, Timeline.TASK_CPU);
 
             result.heapBytes = liveHeap() - heapAtStart;
+            result.heapBreakdown = HeapBreakdown.between(classesAtStart, HeapBreakdown.histogram());
             if (scanner != null) {
                 result.storageBytesInUse = scanner.presentBytes();
             }
@@ -256,6 +259,7 @@ public final class ConfigurationRun {
         conf.setString("restart-strategy.fixed-delay.delay", "0 ms");
         conf.setString("web.checkpoints.history", "100000");
         conf.setString("flink.hadoop.dfs.replication", "1");
+        HeapGauges.configure(conf);
         if (backend == null) {
             conf.setString("state.backend.type", "hashmap");
         } else {

@@ -106,6 +106,7 @@ public final class Harness {
         out.println();
         out.println(ResultFiles.table(results));
         out.print(RoundsTable.table(results));
+        out.println(HeapBreakdown.table(results));
         out.println("bench: wrote " + new File(profile.outDir, ResultFiles.MARKDOWN).getPath() + ", "
                 + ResultFiles.CSV + ", " + ResultFiles.BANDWIDTH_CSV + ", " + ResultFiles.RECOVERY_CSV + " and "
                 + ResultFiles.CHARTS.length

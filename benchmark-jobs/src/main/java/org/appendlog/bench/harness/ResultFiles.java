@@ -40,6 +40,11 @@ final class ResultFiles {
         "throughput.png", "checkpoint-duration.png", "checkpoint-bytes.png", "recovery.png"
     };
 
+    static final String HEAP_BREAKDOWN_TITLE =
+            "The heap column by component (class histogram after a full collection, the index and"
+                    + " change buffer from the backend's gauges; the rest of the primitive arrays"
+                    + " includes the bytes of the key strings):";
+
     private ResultFiles() {}
 
     static void write(
@@ -147,6 +152,12 @@ final class ResultFiles {
             out.println();
             out.println(table(results));
             out.print(RoundsTable.table(results));
+            String breakdown = HeapBreakdown.table(results);
+            if (!breakdown.isEmpty()) {
+                out.println(HEAP_BREAKDOWN_TITLE);
+                out.println();
+                out.println(breakdown);
+            }
             if (!bandwidth.isEmpty()) {
                 out.println("Raw sequential write bandwidth of the storages (the limit for any checkpoint): local and"
                         + " hdfs one file written and synced, hbase one checkpoint stream of the HBase storage"

@@ -18,6 +18,7 @@ package org.appendlog.bench.harness;
 
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 
 /** The measurements of one configuration (job x backend x storage), -1 where not measured. */
 public final class RunResult {
@@ -51,6 +52,8 @@ public final class RunResult {
     public long storageBytesWritten = -1;
     public long storageBytesInUse = -1;
     public long heapBytes = -1;
+    /** {@link #heapBytes} by component ({@link HeapBreakdown}); empty if not measured. */
+    public Map<String, Long> heapBreakdown = Collections.emptyMap();
     public long recoveryFirstRecordMs = -1;
     public long recoveryFullThroughputMs = -1;
     /**

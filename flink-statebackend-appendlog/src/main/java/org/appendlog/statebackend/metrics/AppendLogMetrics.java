@@ -89,6 +89,12 @@ public final class AppendLogMetrics {
     /** Serialized writes buffered since the last checkpoint, in bytes. */
     public static final String CHANGE_BUFFER_BYTES = "changeBufferBytes";
 
+    /**
+     * Bytes of the heap that the change buffer holds: its chunks and the tables that deduplicate
+     * an interval's writes, those kept for reuse included.
+     */
+    public static final String CHANGE_BUFFER_HEAP_BYTES = "changeBufferHeapBytes";
+
     /** Segments that the last completed checkpoint refers to. */
     public static final String SEGMENT_COUNT = "segmentCount";
 

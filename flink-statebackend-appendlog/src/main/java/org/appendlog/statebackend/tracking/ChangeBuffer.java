@@ -252,6 +252,16 @@ public final class ChangeBuffer {
         return spentPartitions.stream().mapToLong(ChangePartition::retainedBytes).sum();
     }
 
+    /**
+     * Bytes of the heap the buffer holds: its pooled chunks, the partitions kept for reuse and
+     * those of the current interval (as of the last chunk sorted). Any thread; a gauge's reading.
+     */
+    long heapBytes() {
+        return (long) pool.size() * CHUNK_BYTES
+                + retainedPartitionBytes()
+                + changes.heapBytes();
+    }
+
     /** Records written since the last capture (before deduplication). */
     public int recordCount() {
         return records;

@@ -154,6 +154,11 @@ public final class ChangeTracker {
         return buffer.bytes();
     }
 
+    /** Bytes of the heap that the change buffer holds, spare memory included. */
+    public long bufferHeapBytes() {
+        return buffer.heapBytes();
+    }
+
     /** Marked entries and logged writes since the last capture. */
     public int size() {
         return marked.size() + buffer.recordCount();

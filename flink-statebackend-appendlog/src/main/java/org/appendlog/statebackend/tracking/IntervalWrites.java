@@ -69,6 +69,8 @@ public final class IntervalWrites {
     private volatile int sortedRecords;
     private volatile int sortedEntriesAtMost;
     private volatile int sortedEntriesAtLeast;
+    /** Bytes of the partitions' tables and of the chunks not sorted yet, as of the last sort. */
+    private volatile long heapBytes;
 
     // Guarded by this: whoever holds the lock catches up, in the order the chunks were filled.
     /** Taken when the first chunk is sorted: the background thread grows any new tables. */
@@ -90,6 +92,11 @@ public final class IntervalWrites {
 
     public int recordCount() {
         return records;
+    }
+
+    /** Bytes of the partitions' tables and arenas as of the last chunk sorted. Any thread. */
+    long heapBytes() {
+        return heapBytes;
     }
 
     /**
@@ -134,10 +141,13 @@ public final class IntervalWrites {
         owner.recycle(bytes);
         int atMost = 0;
         int atLeast = 0;
+        long retained = 0;
         for (ChangePartition partition : partitions) {
             atMost += partition.entriesAtMost();
             atLeast += partition.entriesAtLeast();
+            retained += partition.retainedBytes();
         }
+        heapBytes = retained;
         sortedEntriesAtMost = atMost;
         sortedEntriesAtLeast = atLeast;
         sortedRecords += chunk.records;
