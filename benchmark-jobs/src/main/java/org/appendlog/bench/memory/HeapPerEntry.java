@@ -53,7 +53,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.RunnableFuture;
 
-import static org.appendlog.statebackend.metrics.AppendLogMetrics.CHANGE_BUFFER_BYTES;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.CHANGE_BUFFER_HEAP_BYTES;
 import static org.appendlog.statebackend.metrics.AppendLogMetrics.INDEX_HEAP_BYTES;
 import static org.appendlog.statebackend.metrics.AppendLogMetrics.LIVE_ENTRIES;
 
@@ -228,7 +228,7 @@ public final class HeapPerEntry {
             indexAndBuffer[1] =
                     appendlog
                             ? String.format(
-                                    Locale.ROOT, "%.1f MB", metrics.value(CHANGE_BUFFER_BYTES) / 1e6)
+                                    Locale.ROOT, "%.1f MB", metrics.value(CHANGE_BUFFER_HEAP_BYTES) / 1e6)
                             : "-";
             return liveHeap();
         } finally {
