@@ -13,6 +13,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package org.appendlog.bench.harness;
 
 import org.appendlog.statebackend.metrics.AppendLogMetrics;
@@ -103,7 +104,7 @@ final class HeapBreakdown {
 
     /** The component a class's instances belong to, by the class's name in the histogram. */
     private static String componentOf(String histogramName) {
-        if (histogramName.equals("[B") || histogramName.equals("[I") || histogramName.equals("[J")) {
+        if (List.of("[B", "[I", "[J").contains(histogramName)) {
             return "other primitive arrays";
         }
         String type = histogramName.replaceFirst("^\\[+L", "").replaceFirst(";$", "");
@@ -138,7 +139,14 @@ final class HeapBreakdown {
                 continue;
             }
             any = true;
-            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |", r.job, r.backend, r.storage, Format.bytes(r.heapBytes)));
+            t.append(
+                    String.format(
+                            Locale.ROOT,
+                            "| %s | %s | %s | %s |",
+                            r.job,
+                            r.backend,
+                            r.storage,
+                            Format.bytes(r.heapBytes)));
             for (long bytes : r.heapBreakdown.values()) {
                 t.append(String.format(Locale.ROOT, " %.1f MB |", bytes / 1e6));
             }
