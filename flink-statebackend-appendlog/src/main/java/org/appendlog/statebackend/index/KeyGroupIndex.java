@@ -18,8 +18,8 @@ package org.appendlog.statebackend.index;
 
 import org.appendlog.statebackend.memory.ArenaCompaction;
 import org.appendlog.statebackend.memory.CacheWarmup;
-import org.appendlog.statebackend.memory.HashSlots;
 import org.appendlog.statebackend.memory.KeyBytes;
+import org.appendlog.statebackend.memory.TaggedSlots;
 
 import javax.annotation.Nullable;
 
@@ -30,26 +30,36 @@ import java.util.Arrays;
  * position among the key group's record bytes) and its length, keyed by the entry's state and
  * serialized key and namespace (Bitcask's keydir, in arrays rather than objects, so that two
  * million entries cost the garbage collector a few arrays, not millions of objects). An
- * open-addressing table with linear probing ({@link HashSlots}) holds per slot the key's hash and
- * the entry's number; per entry number, arrays hold where its key bytes are in an arena and where
- * its record is. Key groups are indexed separately so that restore threads, which own disjoint key
- * groups, never contend; the lock per key group orders checkpoint writers and the compactor.
+ * open-addressing table with linear probing holds per slot the entry's number; per entry number,
+ * arrays hold where its key bytes are in an arena and where its record is. Key groups are indexed
+ * separately so that restore threads, which own disjoint key groups, never contend; the lock per
+ * key group orders checkpoint writers and the compactor.
+ *
+ * <p>Every byte here is per live entry, on top of what the heap state holds, so the layout is
+ * tight: the table's slots are ints that tag an entry number with a few bits of the hash ({@link
+ * TaggedSlots}), and the arrays grow by a quarter, not double.
  */
 final class KeyGroupIndex {
 
     private static final int FREE = -1;
+    /** Entry numbers in a slot start at this many bits, and take more as entries grow. */
+    private static final int INITIAL_ENTRY_BITS = 20;
 
     private final LogIndex.Segments segments;
-    private long[] slots = new long[16];
+    private int[] slots = new int[16];
+    private int entryBits = INITIAL_ENTRY_BITS;
+    private int entryMask = TaggedSlots.entryMask(INITIAL_ENTRY_BITS);
     private int size;
 
     /** Entry numbers up to this have been used; freed ones are reused first. */
     private int entries;
     private int[] freed = new int[8];
     private int freedCount;
+    /**
+     * Where the entry's key is in the arena, or {@link #FREE}: its length (a varint, counting the
+     * state id), then its state id (two bytes), then its serialized key and namespace.
+     */
     private int[] keyAt = new int[8];
-    /** Key bytes of the entry (with its state id in front), or {@link #FREE}. */
-    private int[] keyLength = new int[8];
     private int[] segmentOf = new int[8];
     /** The record's batch, by its number in the segment ({@link SegmentStats#batchNumber}). */
     private int[] batchOf = new int[8];
@@ -70,12 +80,11 @@ final class KeyGroupIndex {
         int intArrays =
                 freed.length
                         + keyAt.length
-                        + keyLength.length
                         + segmentOf.length
                         + batchOf.length
                         + positionOf.length
                         + recordLength.length;
-        return (long) slots.length * Long.BYTES + (long) intArrays * Integer.BYTES + arena.length;
+        return (long) (slots.length + intArrays) * Integer.BYTES + arena.length;
     }
 
     /** The entry's latest record is {@code record} bytes at {@code at}; tombstone: gone. */
@@ -113,10 +122,10 @@ final class KeyGroupIndex {
 
     /** Removes entry {@code entry}, which {@link #putIfAbsent} added, without counting bytes. */
     synchronized void forget(int entry) {
-        int at = keyAt[entry];
-        int state = ((arena[at] & 0xff) << 8) | (arena[at + 1] & 0xff);
-        int length = keyLength[entry] - 2;
-        int slot = find(KeyBytes.hash(state, arena, at + 2, length), state, arena, at + 2, length);
+        int at = identityAt(entry);
+        int state = stateAt(at);
+        int length = identityLength(entry) - 2;
+        int slot = find(hashOf(entry), state, arena, at + 2, length);
         freeEntry(slot, entry);
     }
 
@@ -147,8 +156,8 @@ final class KeyGroupIndex {
     private void freeEntry(int slot, int entry) {
         deleteSlot(slot);
         size--;
-        arenaGarbage += keyLength[entry];
-        keyLength[entry] = FREE;
+        arenaGarbage += sliceLength(entry);
+        keyAt[entry] = FREE;
         if (freedCount == freed.length) {
             freed = Arrays.copyOf(freed, freedCount * 2);
         }
@@ -161,11 +170,11 @@ final class KeyGroupIndex {
     /** Forgets every entry, whose records all die; keeps the arrays' capacity. */
     synchronized void clear() {
         for (int entry = 0; entry < entries; entry++) {
-            if (keyLength[entry] != FREE) {
+            if (keyAt[entry] != FREE) {
                 segments.byId(segmentOf[entry]).died(recordLength[entry]);
             }
         }
-        Arrays.fill(slots, 0L);
+        Arrays.fill(slots, 0);
         size = 0;
         entries = 0;
         freedCount = 0;
@@ -185,7 +194,7 @@ final class KeyGroupIndex {
      */
     synchronized void collectLive(int keyGroup, CompactedBatches pass, RecordsToCopy live) {
         for (int entry = 0; entry < entries; entry++) {
-            if (keyLength[entry] != FREE) {
+            if (keyAt[entry] != FREE) {
                 int batch = pass.numberOf(segmentOf[entry], batchOf[entry]);
                 if (batch >= 0) {
                     live.add(keyGroup, entry, batch, positionOf[entry], recordLength[entry]);
@@ -202,7 +211,7 @@ final class KeyGroupIndex {
     synchronized boolean moveIfStillAt(
             int entry, int segment, int batch, int position, RecordAt to) {
         if (entry < entries
-                && keyLength[entry] != FREE
+                && keyAt[entry] != FREE
                 && segmentOf[entry] == segment
                 && batchOf[entry] == batch
                 && positionOf[entry] == position) {
@@ -217,18 +226,17 @@ final class KeyGroupIndex {
      * {@code run}; else it had a newer record indexed, or was removed, or the table was cleared.
      */
     synchronized void moveBack(int entry, int run, RecordAt from) {
-        if (entry < entries && keyLength[entry] != FREE && segmentOf[entry] == run) {
+        if (entry < entries && keyAt[entry] != FREE && segmentOf[entry] == run) {
             relocate(entry, from);
         }
     }
 
     /** About to be probed {@code probes} times: reads the table into the cache if that pays. */
     synchronized void warmFor(int probes) {
-        long tableBytes = (long) slots.length * Long.BYTES + (long) entries * 24 + arenaUsed;
+        long tableBytes = (long) (slots.length + entries * 5) * Integer.BYTES + arenaUsed;
         if (CacheWarmup.pays(probes, tableBytes)) {
             CacheWarmup.read(slots, slots.length);
             CacheWarmup.read(keyAt, entries);
-            CacheWarmup.read(keyLength, entries);
             CacheWarmup.read(segmentOf, entries);
             CacheWarmup.read(batchOf, entries);
             CacheWarmup.read(positionOf, entries);
@@ -262,24 +270,33 @@ final class KeyGroupIndex {
     private int find(int hash, int state, byte[] key, int offset, int length) {
         int mask = slots.length - 1;
         for (int slot = hash & mask; slots[slot] != 0; slot = (slot + 1) & mask) {
-            long occupant = slots[slot];
-            if (HashSlots.hashOf(occupant) == hash && sameKey(entryOf(occupant), state, key, offset, length)) {
+            int occupant = slots[slot];
+            if (TaggedSlots.tagMatches(occupant, hash, entryMask)
+                    && sameKey(entryOf(occupant), state, key, offset, length)) {
                 return slot;
             }
         }
         return -1;
     }
 
+    /** The hash of the entry's key, from its bytes in the arena: slots keep only part of it. */
+    private int hashOf(int entry) {
+        int at = identityAt(entry);
+        return KeyBytes.hash(stateAt(at), arena, at + 2, identityLength(entry) - 2);
+    }
+
     private boolean sameKey(int entry, int state, byte[] key, int offset, int length) {
-        int at = keyAt[entry];
-        return keyLength[entry] == length + 2
-                && arena[at] == (byte) (state >>> 8)
+        if (identityLength(entry) != length + 2) {
+            return false;
+        }
+        int at = identityAt(entry);
+        return arena[at] == (byte) (state >>> 8)
                 && arena[at + 1] == (byte) state
                 && Arrays.equals(arena, at + 2, at + 2 + length, key, offset, offset + length);
     }
 
-    private static int entryOf(long occupant) {
-        return HashSlots.lowOf(occupant) - 1;
+    private int entryOf(int occupant) {
+        return TaggedSlots.entryOf(occupant, entryMask);
     }
 
     /** Backward-shift deletion: later slots of the probe run move up, so no tombstones remain. */
@@ -288,11 +305,11 @@ final class KeyGroupIndex {
         int next = hole;
         while (true) {
             next = (next + 1) & mask;
-            long occupant = slots[next];
+            int occupant = slots[next];
             if (occupant == 0) {
                 break;
             }
-            int home = HashSlots.hashOf(occupant) & mask;
+            int home = hashOf(entryOf(occupant)) & mask;
             boolean staysBehindHole =
                     hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
             if (!staysBehindHole) {
@@ -306,11 +323,33 @@ final class KeyGroupIndex {
     private int insert(int hash, int state, byte[] key, int offset, int length, RecordAt at) {
         int entry = newEntry(state, key, offset, length);
         place(entry, at);
-        HashSlots.insert(slots, HashSlots.occupant(hash, entry + 1));
-        if (++size > slots.length / 2) {
-            slots = HashSlots.doubled(slots);
+        boolean full = ++size > slots.length / 2;
+        // A number too large for the slots' entry bits takes one bit more from the tags.
+        boolean widened = entry + 1 > entryMask;
+        if (widened) {
+            entryBits++;
+            entryMask = TaggedSlots.entryMask(entryBits);
+        }
+        if (full || widened) {
+            rebuildSlots(full ? slots.length * 2 : slots.length);
+        } else {
+            TaggedSlots.insert(slots, hash, TaggedSlots.occupant(hash, entry, entryMask));
         }
         return entry;
+    }
+
+    /**
+     * Puts every live entry into a new table of {@code length} slots, hashing the keys again in
+     * the order of the entries, which is about that of their bytes in the arena.
+     */
+    private void rebuildSlots(int length) {
+        slots = new int[length];
+        for (int entry = 0; entry < entries; entry++) {
+            if (keyAt[entry] != FREE) {
+                int hash = hashOf(entry);
+                TaggedSlots.insert(slots, hash, TaggedSlots.occupant(hash, entry, entryMask));
+            }
+        }
     }
 
     private int newEntry(int state, byte[] key, int offset, int length) {
@@ -320,25 +359,78 @@ final class KeyGroupIndex {
         } else {
             entry = entries++;
             if (entry == keyAt.length) {
-                int capacity = entry * 2;
+                int capacity = grown(entry);
                 keyAt = Arrays.copyOf(keyAt, capacity);
-                keyLength = Arrays.copyOf(keyLength, capacity);
                 segmentOf = Arrays.copyOf(segmentOf, capacity);
                 batchOf = Arrays.copyOf(batchOf, capacity);
                 positionOf = Arrays.copyOf(positionOf, capacity);
                 recordLength = Arrays.copyOf(recordLength, capacity);
             }
         }
-        if (arenaUsed + length + 2 > arena.length) {
-            arena = Arrays.copyOf(arena, Math.max(arena.length * 2, arenaUsed + length + 2));
+        int identity = length + 2;
+        int slice = lengthBytes(identity) + identity;
+        if (arenaUsed + slice > arena.length) {
+            arena = Arrays.copyOf(arena, Math.max(grown(arena.length), arenaUsed + slice));
         }
         keyAt[entry] = arenaUsed;
-        keyLength[entry] = length + 2;
-        arena[arenaUsed] = (byte) (state >>> 8);
-        arena[arenaUsed + 1] = (byte) state;
-        System.arraycopy(key, offset, arena, arenaUsed + 2, length);
-        arenaUsed += length + 2;
+        int at = arenaUsed;
+        for (int rest = identity; ; rest >>>= 7) {
+            if (rest < 0x80) {
+                arena[at++] = (byte) rest;
+                break;
+            }
+            arena[at++] = (byte) (rest | 0x80);
+        }
+        arena[at] = (byte) (state >>> 8);
+        arena[at + 1] = (byte) state;
+        System.arraycopy(key, offset, arena, at + 2, length);
+        arenaUsed += slice;
         return entry;
+    }
+
+    /** The length of the entry's state id and key bytes, from the varint in front of them. */
+    private int identityLength(int entry) {
+        int at = keyAt[entry];
+        int length = 0;
+        for (int shift = 0; ; shift += 7) {
+            byte b = arena[at++];
+            length |= (b & 0x7f) << shift;
+            if (b >= 0) {
+                return length;
+            }
+        }
+    }
+
+    /** Where the entry's state id, then its key bytes, are in the arena. */
+    private int identityAt(int entry) {
+        return keyAt[entry] + lengthBytes(identityLength(entry));
+    }
+
+    private int stateAt(int at) {
+        return ((arena[at] & 0xff) << 8) | (arena[at + 1] & 0xff);
+    }
+
+    /** The entry's bytes in the arena: its length, state id and key. */
+    private int sliceLength(int entry) {
+        int identity = identityLength(entry);
+        return lengthBytes(identity) + identity;
+    }
+
+    /** Bytes of the varint that holds {@code length}. */
+    private static int lengthBytes(int length) {
+        int bytes = 1;
+        for (int rest = length >>> 7; rest != 0; rest >>>= 7) {
+            bytes++;
+        }
+        return bytes;
+    }
+
+    /**
+     * A capacity a quarter larger: the arrays hold two million entries and more, and each byte
+     * of slack is paid per entry, while copying them more often costs little next to filling them.
+     */
+    private static int grown(int capacity) {
+        return (int) Math.min(capacity + (capacity >> 2) + 8L, Integer.MAX_VALUE - 8);
     }
 
     /**
@@ -347,7 +439,11 @@ final class KeyGroupIndex {
      * so all the time).
      */
     private void compactArena() {
-        arenaUsed = ArenaCompaction.compact(arena, keyAt, keyLength, entries);
+        int[] slices = new int[entries];
+        for (int entry = 0; entry < entries; entry++) {
+            slices[entry] = keyAt[entry] == FREE ? 0 : sliceLength(entry);
+        }
+        arenaUsed = ArenaCompaction.compact(arena, keyAt, slices, entries);
         arenaGarbage = 0;
     }
 }

@@ -320,6 +320,48 @@ class LogIndexTest {
      * shuffled order, and removes most of the previous window's, so that the key arena is
      * compacted again and again while freed entry numbers are reused out of arena order.
      */
+    /**
+     * The index's heap per live entry, 200,000 entries of 8-byte keys in one key group: a tagged
+     * int per slot, five ints of place and key, and the key bytes with their length, in arrays
+     * that grow by a quarter (a long per slot, six ints and arrays that double took 62 bytes).
+     */
+    @Test
+    void anEntryOfAnEightByteKeyCostsTheIndexUnder48Bytes() {
+        LogIndex index = new LogIndex(KeyGroupRange.of(0, 0));
+        int entries = 200_000;
+        for (int k = 0; k < entries; k++) {
+            byte[] key = String.format("%08d", k).getBytes(StandardCharsets.UTF_8);
+            index.recordWritten(0, 0, key, 0, key.length, batch("s0"), 0, 30, false);
+        }
+        assertThat(index.liveEntries()).isEqualTo(entries);
+        assertThat(index.heapBytes() / (double) entries).isLessThan(48);
+    }
+
+    /**
+     * More entries in one key group than a slot first has bits for their numbers: the slots give
+     * tag bits to the numbers, and every key stays found, added or removed.
+     */
+    @Test
+    void moreEntriesThanTheSlotsFirstNumberStayFound() {
+        LogIndex index = new LogIndex(KeyGroupRange.of(0, 0));
+        int entries = (1 << 20) + 1_000;
+        for (int k = 0; k < entries; k++) {
+            byte[] key = Integer.toString(k).getBytes(StandardCharsets.UTF_8);
+            index.recordWritten(0, 0, key, 0, key.length, batch("s" + (k % 4)), k, 30, false);
+        }
+        for (int k = 0; k < entries; k += 2) {
+            byte[] key = Integer.toString(k).getBytes(StandardCharsets.UTF_8);
+            index.recordWritten(0, 0, key, 0, key.length, batch("s0"), 0, 0, true);
+        }
+        assertThat(index.liveEntries()).isEqualTo(entries / 2);
+        for (int k = 0; k < entries; k++) {
+            byte[] key = Integer.toString(k).getBytes(StandardCharsets.UTF_8);
+            assertThat(index.latestRecord(0, 0, key, 0, key.length))
+                    .as("key %d", k)
+                    .isEqualTo(k % 2 == 0 ? null : "s" + (k % 4) + "#0@" + k);
+        }
+    }
+
     @Test
     void windowsComingAndGoingKeepEveryLiveKey() throws Exception {
         LogIndex index = new LogIndex(KeyGroupRange.of(0, 0));
