@@ -15,8 +15,9 @@
 
 """Median new/old ratios of the paired rounds that tools/paired-rounds.sh ran, each with a 95 %
 bootstrap interval (10,000 resamplings of the pairs), from the results.md of every run: the
-appendlog row's records/s, checkpoint p99, checkpointed bytes and heap, the index and change
-buffer of its heap breakdown, and their share of hashmap's heap in the same JVM.
+appendlog row's records/s, CPU time per record (the JVM's and the counting task's), checkpoint
+p99, checkpointed bytes and heap, the index and change buffer of its heap breakdown, and their
+share of hashmap's heap in the same JVM.
 Usage: tools/paired-rounds.py OUT_DIR"""
 
 import glob
@@ -56,6 +57,8 @@ def figures(run_dir):
     parts = row(breakdown, "appendlog")
     return {
         "records/s": number(a["records/s"]),
+        "CPU µs / record": number(a["CPU µs / record"]),
+        "task CPU µs / record": number(a["task CPU µs / record"]),
         "ckpt p99 ms": number(a["ckpt p99 ms"]),
         "incremental / ckpt": number(a["incremental / ckpt"]),
         "heap": number(a["heap"]),
@@ -68,6 +71,8 @@ def figures(run_dir):
 def shown(name, value):
     if name == "records/s":
         return f"{value / 1e3:.1f} k"
+    if "µs" in name:
+        return f"{value:.2f}"
     if name.endswith("ms"):
         return f"{value:.0f}"
     return f"{value / 1e6:.1f} MB"
@@ -88,7 +93,7 @@ def main(out):
     print(f"{len(pairs)} pairs")
     print("| figure | old (median) | new (median) | new/old (median) | 95 % interval |")
     print("|---|---:|---:|---:|---:|")
-    for name in ["records/s", "ckpt p99 ms", "incremental / ckpt", "heap", "index", "change buffer"]:
+    for name in ["records/s", "CPU µs / record", "task CPU µs / record", "ckpt p99 ms", "incremental / ckpt", "heap", "index", "change buffer"]:
         ratios = [n[name] / o[name] for o, n in pairs if o[name] and n[name]]
         low, high = interval(ratios)
         print(
