@@ -122,6 +122,10 @@ class CecRescaleTest {
     private static final double PACED = 1_000;
     private static final int COUNT_WINDOW = 7;
     private static final int FAIL_AT_RESULT = 200;
+    /** What {@link #twoToThreeToOne} does, as the reliability rows name it. */
+    private static final String SEQUENCE =
+            "parallelism 2, cancelled, its retained checkpoint restored at 3, stopped with a savepoint, restored at 1, "
+                    + "which fails once after its " + FAIL_AT_RESULT + "th RESULT";
     /**
      * Events generated after the input for processing-time windows and dropped before them: they
      * keep the job running for a second of wall clock after its last event, so that its windows
@@ -168,15 +172,7 @@ class CecRescaleTest {
         File dir = new File(tmp, "stream");
         Path root = new Path(dir.toURI());
         List<String> expected = windowOperatorResults(windows);
-
-        Rescaled rescaled = twoToThreeToOne(windows, dir, mode, mode, mode);
-        assertThat(history(dir, rescaled.type, windows)).as("RESULTs after 2 -> 3 -> 1")
-                .containsExactlyInAnyOrderElementsOf(expected);
-        RELIABILITY.record(
-                describe(windows, mode, mode, mode) + ": parallelism 2, cancelled, its retained checkpoint restored at 3, "
-                        + "stopped with a savepoint, restored at 1, which fails once after its " + FAIL_AT_RESULT
-                        + "th RESULT",
-                "the history read with CecLogSource holds exactly WindowOperator's " + expected.size() + " RESULTs");
+        Rescaled rescaled = twoToThreeToOneEqualsWindowOperator(windows, dir, expected, mode, mode, mode);
 
         // The retained checkpoint of parallelism 2 again: its own streams go on, the rescaled ones are withdrawn.
         Map<String, Boolean> streams = committedStreams(root);
@@ -196,8 +192,9 @@ class CecRescaleTest {
     }
 
     /**
-     * Processing-time windows fire by the wall clock, so no other run has the same RESULTs: each
-     * input event must be counted once, in the one tumbling window of its word that it fell into.
+     * Processing-time windows fire by the wall clock, so no other run has the same RESULTs. Each
+     * input event must be counted once instead: no window of a word has two RESULTs, and the counts
+     * of a word's RESULTs add up to its number of input events.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = CecMode.class, names = {"EVENTUAL", "BARRIER"})
@@ -221,9 +218,7 @@ class CecRescaleTest {
                 "2 -> 3 -> 1 (%s): %d RESULTs of %d windows count the %d events%n",
                 describe(Windows.TUMBLING_PROCESSING_TIME, mode, mode, mode), results.size(), fired, EVENTS);
         RELIABILITY.record(
-                describe(Windows.TUMBLING_PROCESSING_TIME, mode, mode, mode) + ", paced input: parallelism 2, "
-                        + "cancelled, its retained checkpoint restored at 3, stopped with a savepoint, restored at 1, "
-                        + "which fails once after its " + FAIL_AT_RESULT + "th RESULT",
+                describe(Windows.TUMBLING_PROCESSING_TIME, mode, mode, mode) + ", paced input: " + SEQUENCE,
                 "no word's window has two RESULTs in the history; each of the " + events.size()
                         + " words' RESULT counts add up to its number of input events (" + EVENTS + " in all)");
     }
@@ -236,16 +231,8 @@ class CecRescaleTest {
     @MethodSource("modeChanges")
     void aModeChangeWithEachRescaleEqualsWindowOperator(Windows windows, CecMode two, CecMode three, CecMode one)
             throws Exception {
-        File dir = new File(tmp, "stream");
-        List<String> expected = windowOperatorResults(windows);
-        Rescaled rescaled = twoToThreeToOne(windows, dir, two, three, one);
-        assertThat(history(dir, rescaled.type, windows)).as("RESULTs after 2 -> 3 -> 1")
-                .containsExactlyInAnyOrderElementsOf(expected);
-        RELIABILITY.record(
-                describe(windows, two, three, one) + ": parallelism 2 cancelled, its retained "
-                        + "checkpoint restored at 3, stopped with a savepoint, restored at 1, which fails once after its "
-                        + FAIL_AT_RESULT + "th RESULT",
-                "the history read with CecLogSource holds exactly WindowOperator's " + expected.size() + " RESULTs");
+        twoToThreeToOneEqualsWindowOperator(
+                windows, new File(tmp, "stream"), windowOperatorResults(windows), two, three, one);
     }
 
     static Stream<Arguments> modeChanges() {
@@ -264,6 +251,18 @@ class CecRescaleTest {
             this.retained = retained;
             this.type = type;
         }
+    }
+
+    /** {@link #twoToThreeToOne}, whose history must then hold exactly {@code expected}, WindowOperator's RESULTs. */
+    private Rescaled twoToThreeToOneEqualsWindowOperator(
+            Windows windows, File dir, List<String> expected, CecMode two, CecMode three, CecMode one) throws Exception {
+        Rescaled rescaled = twoToThreeToOne(windows, dir, two, three, one);
+        assertThat(history(dir, rescaled.type, windows)).as("RESULTs after 2 -> 3 -> 1")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        RELIABILITY.record(
+                describe(windows, two, three, one) + ": " + SEQUENCE,
+                "the history read with CecLogSource holds exactly WindowOperator's " + expected.size() + " RESULTs");
+        return rescaled;
     }
 
     /**
