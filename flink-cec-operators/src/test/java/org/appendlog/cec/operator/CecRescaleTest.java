@@ -63,6 +63,8 @@ import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.GlobalWindow;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.streaming.api.windowing.windows.Window;
@@ -74,6 +76,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.File;
@@ -103,8 +106,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * org.appendlog.cec.source.CecLogSource}, must hold exactly the RESULTs of Flink's {@code
  * WindowOperator} on the same input. Then the retained parallelism-2 checkpoint is restored again
  * after the rescaled runs: the history again holds each RESULT once, the later generations withdrawn.
- * With a retention in the last run of 2 -> 3 -> 1, the streams of both earlier generations shrink
- * to the segments from their committed end on.
+ * The same holds with a mode change at each rescale. Processing-time windows, whose RESULTs depend on
+ * the wall clock, must count each input event exactly once instead. With a retention in the last
+ * run of 2 -> 3 -> 1, the streams of both earlier generations shrink to the segments from their
+ * committed end on.
  */
 class CecRescaleTest {
 
@@ -117,6 +122,16 @@ class CecRescaleTest {
     private static final double PACED = 1_000;
     private static final int COUNT_WINDOW = 7;
     private static final int FAIL_AT_RESULT = 200;
+    /** What {@link #twoToThreeToOne} does, as the reliability rows name it. */
+    private static final String SEQUENCE =
+            "parallelism 2, cancelled, its retained checkpoint restored at 3, stopped with a savepoint, restored at 1, "
+                    + "which fails once after its " + FAIL_AT_RESULT + "th RESULT";
+    /**
+     * Events generated after the input for processing-time windows and dropped before them: they
+     * keep the job running for a second of wall clock after its last event, so that its windows
+     * fire (processing-time windows still open when the input ends never fire).
+     */
+    private static final long PROCESSING_TIME_TAIL = 1_000;
     /** Short against the input's 30 s of event time, long against the last run's final windows. */
     private static final Duration RETENTION = Duration.ofSeconds(2);
 
@@ -136,7 +151,9 @@ class CecRescaleTest {
 
     enum Windows {
         SLIDING_EVENT_TIME,
-        COUNT
+        COUNT,
+        /** 200 ms windows, on an input paced in every run. */
+        TUMBLING_PROCESSING_TIME
     }
 
     static Stream<Arguments> cases() {
@@ -155,33 +172,138 @@ class CecRescaleTest {
         File dir = new File(tmp, "stream");
         Path root = new Path(dir.toURI());
         List<String> expected = windowOperatorResults(windows);
+        Rescaled rescaled = twoToThreeToOneEqualsWindowOperator(windows, dir, expected, mode, mode, mode);
 
-        File retained = runAndCancel(windows, mode, dir);
+        // The retained checkpoint of parallelism 2 again: its own streams go on, the rescaled ones are withdrawn.
+        Map<String, Boolean> streams = committedStreams(root);
+        streams.replaceAll((name, c) -> !name.contains("-gen-"));
+        StreamExecutionEnvironment again =
+                CecMiniCluster.environment(2, restoreFrom(rescaled.retained.toURI().toString()));
+        job(again, windows, mode, dir, 0);
+        again.execute("parallelism 2 again");
+        assertThat(committedStreams(root)).as("the streams after restoring the parallelism-2 checkpoint again, "
+                + "committed or withdrawn").isEqualTo(streams);
+        assertThat(history(dir, rescaled.type, windows)).as("RESULTs after restoring the parallelism-2 checkpoint again")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        RELIABILITY.record(
+                describe(windows, mode, mode, mode) + ": then the retained parallelism-2 checkpoint restored again",
+                "restored; the 4 streams of the two later generations withdrawn; the history again holds exactly "
+                        + "WindowOperator's " + expected.size() + " RESULTs");
+    }
+
+    /**
+     * Processing-time windows fire by the wall clock, so no other run has the same RESULTs. Each
+     * input event must be counted once instead: no window of a word has two RESULTs, and the counts
+     * of a word's RESULTs add up to its number of input events.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = CecMode.class, names = {"EVENTUAL", "BARRIER"})
+    void processingTimeWindowsCountEachEventOnceAcrossTwoToThreeToOne(CecMode mode) throws Exception {
+        File dir = new File(tmp, "stream");
+        Rescaled rescaled = twoToThreeToOne(Windows.TUMBLING_PROCESSING_TIME, dir, mode, mode, mode);
+
+        StreamExecutionEnvironment reader = StreamExecutionEnvironment.getExecutionEnvironment();
+        reader.setParallelism(2);
+        List<CecRecord<String, Window, Long, Long>> results = CommittedResults.read(dir, rescaled.type, reader);
+        assertThat(results.stream().map(r -> r.getKey() + "|" + r.getWindow()))
+                .as("the word and window of each RESULT in the history after 2 -> 3 -> 1")
+                .doesNotHaveDuplicates();
+        Map<String, Long> counted = results.stream()
+                .collect(Collectors.groupingBy(CecRecord::getKey, TreeMap::new, Collectors.summingLong(CecRecord::getValue)));
+        Map<String, Long> events = eventsPerWord();
+        assertThat(counted).as("per word, the RESULT counts added up, against its input events").isEqualTo(events);
+        long fired = results.stream().map(CecRecord::getWindow).distinct().count();
+        assertThat(fired).as("200 ms windows that fired over the paced input of the three runs").isGreaterThan(20);
+        System.out.printf(
+                "2 -> 3 -> 1 (%s): %d RESULTs of %d windows count the %d events%n",
+                describe(Windows.TUMBLING_PROCESSING_TIME, mode, mode, mode), results.size(), fired, EVENTS);
+        RELIABILITY.record(
+                describe(Windows.TUMBLING_PROCESSING_TIME, mode, mode, mode) + ", paced input: " + SEQUENCE,
+                "no word's window has two RESULTs in the history; each of the " + events.size()
+                        + " words' RESULT counts add up to its number of input events (" + EVENTS + " in all)");
+    }
+
+    /**
+     * Each rescale also changes the mode: the restores read the old streams as the checkpoint's
+     * mode wrote them (with or without the input) and go on in their own.
+     */
+    @ParameterizedTest(name = "{0}, {1} at 2, {2} at 3, {3} at 1")
+    @MethodSource("modeChanges")
+    void aModeChangeWithEachRescaleEqualsWindowOperator(Windows windows, CecMode two, CecMode three, CecMode one)
+            throws Exception {
+        twoToThreeToOneEqualsWindowOperator(
+                windows, new File(tmp, "stream"), windowOperatorResults(windows), two, three, one);
+    }
+
+    static Stream<Arguments> modeChanges() {
+        return Stream.of(
+                Arguments.of(Windows.SLIDING_EVENT_TIME, CecMode.BARRIER, CecMode.EVENTUAL, CecMode.BARRIER),
+                Arguments.of(Windows.SLIDING_EVENT_TIME, CecMode.OPEN_ONLY, CecMode.BARRIER, CecMode.EVENTUAL),
+                Arguments.of(Windows.COUNT, CecMode.EVENTUAL, CecMode.BARRIER, CecMode.EVENTUAL));
+    }
+
+    /** What a 2 -> 3 -> 1 sequence left: the retained parallelism-2 checkpoint, and the operator's output type. */
+    private static final class Rescaled {
+        final File retained;
+        final TypeInformation<CecRecord<String, Window, Long, Long>> type;
+
+        Rescaled(File retained, TypeInformation<CecRecord<String, Window, Long, Long>> type) {
+            this.retained = retained;
+            this.type = type;
+        }
+    }
+
+    /** {@link #twoToThreeToOne}, whose history must then hold exactly {@code expected}, WindowOperator's RESULTs. */
+    private Rescaled twoToThreeToOneEqualsWindowOperator(
+            Windows windows, File dir, List<String> expected, CecMode two, CecMode three, CecMode one) throws Exception {
+        Rescaled rescaled = twoToThreeToOne(windows, dir, two, three, one);
+        assertThat(history(dir, rescaled.type, windows)).as("RESULTs after 2 -> 3 -> 1")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        RELIABILITY.record(
+                describe(windows, two, three, one) + ": " + SEQUENCE,
+                "the history read with CecLogSource holds exactly WindowOperator's " + expected.size() + " RESULTs");
+        return rescaled;
+    }
+
+    /**
+     * Runs the job at parallelism 2 in mode {@code two} and cancels it, restores its retained
+     * checkpoint at 3 in mode {@code three} and stops that with a savepoint, restores the savepoint at
+     * 1 in mode {@code one} to the end of the input, failing once; checks what the restores at 3 read
+     * and that the six streams of the three generations are committed.
+     */
+    private Rescaled twoToThreeToOne(Windows windows, File dir, CecMode two, CecMode three, CecMode one)
+            throws Exception {
+        Path root = new Path(dir.toURI());
+        File retained = runAndCancel(windows, two, dir);
         long checkpoint = checkpointIdOf(retained);
 
         StreamExecutionEnvironment rescaled = CecMiniCluster.environment(3, restoreFrom(retained.toURI().toString()));
-        job(rescaled, windows, mode, dir, PACED);
-        JobClient three = rescaled.executeAsync("parallelism 3");
+        job(rescaled, windows, three, dir, PACED);
+        JobClient threeRunning = rescaled.executeAsync("parallelism 3");
         awaitCommitAfter(PersistedStream.subtaskDirectory(root, checkpoint, 0), checkpoint);
         String savepoint =
-                three.stopWithSavepoint(false, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
+                threeRunning.stopWithSavepoint(
+                                false, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
                         .get();
-        List<Long> scanned = restoreCost(three.getJobID(), CecMetrics.RECOVERY_RECORDS_SCANNED);
+        List<Long> scanned = restoreCost(threeRunning.getJobID(), CecMetrics.RECOVERY_RECORDS_SCANNED);
         System.out.printf(
                 "rescale 2 -> 3 (%s): each new subtask read %s log records, replayed %s inputs, in %s ms%n",
-                describe(windows, mode), scanned, restoreCost(three.getJobID(), CecMetrics.REPLAY_RECORDS),
-                restoreCost(three.getJobID(), CecMetrics.RECOVERY_MILLIS));
+                describe(windows, two, three, one), scanned,
+                restoreCost(threeRunning.getJobID(), CecMetrics.REPLAY_RECORDS),
+                restoreCost(threeRunning.getJobID(), CecMetrics.RECOVERY_MILLIS));
         assertThat(scanned).as("records read by the restores of the three new subtasks: both old streams' ranges")
                 .hasSize(3)
                 .containsOnly(scanned.get(0));
         assertThat(scanned.get(0)).isPositive();
 
-        StreamExecutionEnvironment one = CecMiniCluster.environment(1, restoreFrom(savepoint));
-        one.setRestartStrategy(RestartStrategies.fixedDelayRestart(1, 100));
+        StreamExecutionEnvironment single = CecMiniCluster.environment(1, restoreFrom(savepoint));
+        single.setRestartStrategy(RestartStrategies.fixedDelayRestart(1, 100));
         RESULTS_FORWARDED.set(0);
         FAILURES.set(0);
-        TypeInformation<CecRecord<String, Window, Long, Long>> type = job(one, windows, mode, dir, 0, FAIL_AT_RESULT);
-        one.execute("parallelism 1");
+        // Processing-time windows fire only as the wall clock passes: their input stays paced to the end.
+        double pace = windows == Windows.TUMBLING_PROCESSING_TIME ? PACED : 0;
+        TypeInformation<CecRecord<String, Window, Long, Long>> type = job(single, windows, one, dir, pace, FAIL_AT_RESULT);
+        single.execute("parallelism 1");
         assertThat(FAILURES.get()).as("failures of the parallelism-1 run").isEqualTo(1);
 
         Map<String, Boolean> committed = committedStreams(root);
@@ -192,26 +314,7 @@ class CecRescaleTest {
             streams.put(name, true);
         }
         assertThat(committed).as("the streams after 2 -> 3 -> 1, each committed").isEqualTo(streams);
-        assertThat(history(dir, type, windows)).as("RESULTs after 2 -> 3 -> 1").containsExactlyInAnyOrderElementsOf(expected);
-        RELIABILITY.record(
-                describe(windows, mode) + ": parallelism 2, cancelled, its retained checkpoint restored at 3, "
-                        + "stopped with a savepoint, restored at 1, which fails once after its " + FAIL_AT_RESULT
-                        + "th RESULT",
-                "the history read with CecLogSource holds exactly WindowOperator's " + expected.size() + " RESULTs");
-
-        // The retained checkpoint of parallelism 2 again: its own streams go on, the rescaled ones are withdrawn.
-        StreamExecutionEnvironment again = CecMiniCluster.environment(2, restoreFrom(retained.toURI().toString()));
-        job(again, windows, mode, dir, 0);
-        again.execute("parallelism 2 again");
-        streams.replaceAll((name, c) -> !name.contains("-gen-"));
-        assertThat(committedStreams(root)).as("the streams after restoring the parallelism-2 checkpoint again, "
-                + "committed or withdrawn").isEqualTo(streams);
-        assertThat(history(dir, type, windows)).as("RESULTs after restoring the parallelism-2 checkpoint again")
-                .containsExactlyInAnyOrderElementsOf(expected);
-        RELIABILITY.record(
-                describe(windows, mode) + ": then the retained parallelism-2 checkpoint restored again",
-                "restored; the 4 streams of the two later generations withdrawn; the history again holds exactly "
-                        + "WindowOperator's " + expected.size() + " RESULTs");
+        return new Rescaled(retained, type);
     }
 
     @Test
@@ -438,7 +541,12 @@ class CecRescaleTest {
     private static TypeInformation<CecRecord<String, Window, Long, Long>> job(
             StreamExecutionEnvironment env, Windows windows, CecOptions options, double perSecond, int failAtResult,
             boolean watermarkPerEvent) {
-        DataStream<Tuple2<String, Long>> events = WordCountJob.words(env, EVENTS, WORDS, MILLIS_PER_EVENT, perSecond);
+        DataStream<Tuple2<String, Long>> events =
+                windows == Windows.TUMBLING_PROCESSING_TIME
+                        ? WordCountJob.words(env, EVENTS + PROCESSING_TIME_TAIL, WORDS, MILLIS_PER_EVENT, perSecond)
+                                .filter(e -> e.f1 < EVENTS * MILLIS_PER_EVENT)
+                                .setParallelism(1)
+                        : WordCountJob.words(env, EVENTS, WORDS, MILLIS_PER_EVENT, perSecond);
         if (watermarkPerEvent) {
             events = events.assignTimestampsAndWatermarks(
                             WatermarkStrategy.<Tuple2<String, Long>>forGenerator(c -> new WatermarkPerEvent())
@@ -448,7 +556,7 @@ class CecRescaleTest {
         KeyedStream<Tuple2<String, Long>, String> words = events.keyBy(w -> w.f0);
         CecWindows<Tuple2<String, Long>, String> cec = CecWindows.of(words);
         CecWindowedStream<Tuple2<String, Long>, String, ? extends Window> windowed =
-                windows == Windows.COUNT ? cec.countWindow(COUNT_WINDOW) : cec.window(eventTimeWindows());
+                windows == Windows.COUNT ? cec.countWindow(COUNT_WINDOW) : cec.window(timeWindows(windows));
         DataStream<CecRecord<String, Window, Long, Long>> out =
                 (DataStream) windowed.aggregate(new WordCountJob.Count(), options).uid("cec").name("cec");
         // In every run, so that the topology (and the operator ids) stay the same.
@@ -463,9 +571,31 @@ class CecRescaleTest {
                 .slowThreshold(Duration.ofMillis(100));
     }
 
-    private static String describe(Windows windows, CecMode mode) {
-        return (windows == Windows.COUNT ? "count windows of " + COUNT_WINDOW : "sliding event-time windows") + ", "
-                + mode + " mode";
+    /** The windows and the modes of the runs at parallelism 2, 3 and 1. */
+    private static String describe(Windows windows, CecMode two, CecMode three, CecMode one) {
+        String kind = windows == Windows.COUNT
+                ? "count windows of " + COUNT_WINDOW
+                : windows == Windows.SLIDING_EVENT_TIME
+                        ? "sliding event-time windows"
+                        : "tumbling processing-time windows of 200 ms";
+        return two == three && three == one
+                ? kind + ", " + two + " mode"
+                : kind + ", " + two + " mode at parallelism 2, " + three + " at 3, " + one + " at 1";
+    }
+
+    private static WindowAssigner<Object, TimeWindow> timeWindows(Windows windows) {
+        return windows == Windows.TUMBLING_PROCESSING_TIME
+                ? TumblingProcessingTimeWindows.of(Duration.ofMillis(200))
+                : eventTimeWindows();
+    }
+
+    /** Per word, its number of input events. */
+    private static Map<String, Long> eventsPerWord() {
+        Map<String, Long> events = new TreeMap<>();
+        for (long i = 0; i < EVENTS; i++) {
+            events.merge(WordCountJob.event(i, WORDS, MILLIS_PER_EVENT).f0, 1L, Long::sum);
+        }
+        return events;
     }
 
     private static SlidingEventTimeWindows eventTimeWindows() {
