@@ -22,6 +22,8 @@ import org.appendlog.bench.run.RunChannel;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
+import static org.apache.flink.util.Preconditions.checkNotNull;
+
 /** A benchmark job: a pipeline over the generated words whose final result can be checked. */
 public abstract class BenchJob {
 
@@ -35,8 +37,8 @@ public abstract class BenchJob {
      *     record
      */
     BenchJob(String name, String countingOperator) {
-        this.name = name;
-        this.countingOperator = countingOperator;
+        this.name = checkNotNull(name);
+        this.countingOperator = checkNotNull(countingOperator);
     }
 
     public final String name() {
