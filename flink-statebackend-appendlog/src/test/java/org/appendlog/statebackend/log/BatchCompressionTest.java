@@ -222,17 +222,7 @@ class BatchCompressionTest {
                     i % 10 == 0
                             ? null
                             : ("count " + random.nextInt(100)).getBytes(StandardCharsets.UTF_8);
-            RecordFormat.write(
-                    builder,
-                    random.nextInt(16),
-                    5 - random.nextInt(3),
-                    random.nextInt(2),
-                    key,
-                    0,
-                    key.length,
-                    value,
-                    0,
-                    value == null ? 0 : value.length);
+            RandomRecords.add(builder, random, random.nextInt(16), 5, key, value);
         }
         return builder;
     }
