@@ -20,6 +20,7 @@ import org.appendlog.statebackend.log.BatchCompression;
 import org.appendlog.statebackend.log.BatchFormat;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.BatchStream;
+import org.appendlog.statebackend.log.RecordFormat;
 
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
@@ -60,7 +61,7 @@ final class TwoCheckpointSegment {
                     for (int key = kg; key < keys; key += 128) {
                         byte[] k = ("key " + key).getBytes(StandardCharsets.UTF_8);
                         byte[] value = ("value " + key + " of checkpoint " + checkpoint).getBytes(StandardCharsets.UTF_8);
-                        batch.add(kg, 0, k, 0, k.length, value, 0, value.length);
+                        RecordFormat.write(batch, kg, checkpoint, 0, k, 0, k.length, value, 0, value.length);
                     }
                 }
                 BatchLocation location = batch.finish();

@@ -16,8 +16,6 @@
 
 package org.appendlog.e2e;
 
-import org.appendlog.e2e.job.CecLogHistory;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,12 +33,14 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A job that writes a CEC stream and reads it back with {@code CecLogSource} ({@link CecLogHistory}), run in a
+ * A job that writes a CEC stream and reads it back with {@code CecLogSource} ({@value #JOB}), run in a
  * JVM whose classpath is what a user's job has on a Flink cluster: Flink's distribution (the classpath that
- * {@code deploy/} starts Flink with), the CEC jar and the job's own classes, nothing else.
+ * {@code deploy/} starts Flink with), the CEC jar and the job's own classes (the CEC module's test classes,
+ * where the job shares the word count's aggregate), nothing else.
  */
 class CecLogSourceOnFlinkDistITCase {
 
+    private static final String JOB = "org.appendlog.cec.source.CecLogHistory";
     private static final int WORDS = 10;
     private static final long EVENTS = 6000;
 
@@ -90,8 +90,9 @@ class CecLogSourceOnFlinkDistITCase {
         command.add("-Xmx1g");
         command.addAll(Arrays.asList(System.getProperty("e2e.java.opens").trim().split("\\s+")));
         command.add("-cp");
-        command.add(flinkDist + File.pathSeparator + cecJar + File.pathSeparator + System.getProperty("e2e.job.classes"));
-        command.add(CecLogHistory.class.getName());
+        Path jobClasses = PluginJars.repo().resolve("flink-cec-operators").resolve("target").resolve("test-classes");
+        command.add(flinkDist + File.pathSeparator + cecJar + File.pathSeparator + jobClasses);
+        command.add(JOB);
         command.addAll(List.of("--log", log.toString(), "--out", out.toString(),
                 "--words", Integer.toString(WORDS), "--events", Long.toString(EVENTS)));
         Path output = work.resolve(log.getFileName() + ".out");

@@ -120,7 +120,15 @@ public final class WordCountJob {
     }
 
     /** Counts elements. */
-    public static final class Count implements AggregateFunction<Tuple2<String, Long>, Long, Long> {
+    public static final class Count extends Counting<Long> {
+        @Override
+        public Long getResult(Long acc) {
+            return acc;
+        }
+    }
+
+    /** Counts elements into a {@code long}; a subclass says what a window's count becomes. */
+    public abstract static class Counting<R> implements AggregateFunction<Tuple2<String, Long>, Long, R> {
         @Override
         public Long createAccumulator() {
             return 0L;
@@ -129,11 +137,6 @@ public final class WordCountJob {
         @Override
         public Long add(Tuple2<String, Long> value, Long acc) {
             return acc + 1;
-        }
-
-        @Override
-        public Long getResult(Long acc) {
-            return acc;
         }
 
         @Override

@@ -17,21 +17,12 @@
 package org.appendlog.statebackend;
 
 import org.apache.flink.client.program.ClusterClient;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.test.junit5.InjectClusterClient;
-import org.apache.flink.test.junit5.MiniClusterExtension;
-
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,31 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * formats, then restore at parallelism 3 and at 1: every key resumes from exactly the count it had
  * in the savepoint and ends at its exact count.
  */
-class RescaleSavepointTest {
+class RescaleSavepointTest extends MidStreamSavepointTestBase {
 
-    private static final CountingJob JOB = new CountingJob(20_000, 4_000);
-
-    @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = MiniClusterJobs.cluster();
-
-    @TempDir Path tmp;
-
-    @ParameterizedTest(name = "{0} savepoint")
-    @EnumSource(
-            value = SavepointFormatType.class,
-            names = {"CANONICAL", "NATIVE"})
+    @EachFormat
     void restoresAtHigherAndLowerParallelismWithExactCounts(
             SavepointFormatType format, @InjectClusterClient ClusterClient<?> client)
             throws Exception {
-        Configuration config = CountingJob.appendLogConfig(tmp);
-        CountingJobRuns.Stopped stopped =
-                CountingJobRuns.stopMidStream(
-                        client,
-                        JOB,
-                        config,
-                        2,
-                        tmp.resolve("savepoints").toUri().toString(),
-                        format);
+        CountingJobRuns.Stopped stopped = stopMidStream(client, format);
 
         Class<? extends KeyedStateHandle> expectedHandle =
                 format == SavepointFormatType.CANONICAL
@@ -80,7 +53,7 @@ class RescaleSavepointTest {
                     CountingJobRuns.resumeToEnd(
                             client,
                             JOB,
-                            config,
+                            config(),
                             parallelism,
                             SavepointRestoreSettings.forPath(stopped.savepoint));
             assertThat(resumed.restored)

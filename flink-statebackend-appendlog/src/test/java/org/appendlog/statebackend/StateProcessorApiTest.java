@@ -32,16 +32,9 @@ import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
 import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
 
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,34 +47,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the one that reads and writes: it reads every key's count exactly, and a savepoint it rewrites
  * (the counting operator's state replaced) is one the job resumes from with the new counts.
  */
-class StateProcessorApiTest {
+class StateProcessorApiTest extends MidStreamSavepointTestBase {
 
-    private static final CountingJob JOB = new CountingJob(20_000, 4_000);
     private static final OperatorIdentifier COUNTER = OperatorIdentifier.forUid("count-per-key");
     /** What the rewritten savepoint adds to every key's count. */
     private static final long RAISE = 1_000;
 
-    @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = MiniClusterJobs.cluster();
-
-    @TempDir Path tmp;
-
-    @ParameterizedTest(name = "{0} savepoint")
-    @EnumSource(
-            value = SavepointFormatType.class,
-            names = {"CANONICAL", "NATIVE"})
+    @EachFormat
     void readsAndRewritesASavepoint(
             SavepointFormatType format, @InjectClusterClient ClusterClient<?> client)
             throws Exception {
-        Configuration config = CountingJob.appendLogConfig(tmp);
-        CountingJobRuns.Stopped stopped =
-                CountingJobRuns.stopMidStream(
-                        client,
-                        JOB,
-                        config,
-                        2,
-                        tmp.resolve("savepoints").toUri().toString(),
-                        format);
+        CountingJobRuns.Stopped stopped = stopMidStream(client, format);
 
         assertThat(readCounts(stopped.savepoint))
                 .as("counts read from the %s savepoint %s", format, stopped.savepoint)
@@ -97,7 +73,7 @@ class StateProcessorApiTest {
                 CountingJobRuns.resumeToEnd(
                         client,
                         JOB,
-                        config,
+                        config(),
                         3,
                         SavepointRestoreSettings.forPath(rewritten),
                         RAISE);

@@ -36,7 +36,7 @@ import org.apache.flink.util.Collector;
  * of times the generator emitted that word (also after an injected failure and recovery: the latest
  * count comes from the last attempt).
  */
-public final class RunningWordCount implements BenchJob {
+public final class RunningWordCount extends BenchJob {
 
     private static final String COUNTING = "count-per-word";
 
@@ -44,14 +44,8 @@ public final class RunningWordCount implements BenchJob {
         JobMain.run(new RunningWordCount(), args);
     }
 
-    @Override
-    public String name() {
-        return "wordcount";
-    }
-
-    @Override
-    public String countingOperator() {
-        return COUNTING;
+    public RunningWordCount() {
+        super("wordcount", COUNTING);
     }
 
     @Override

@@ -48,7 +48,7 @@ import java.util.Map;
  * each window and emits them when the watermark passes the window's end. Event time is the
  * record number, so the window contents, and so every window's top K, follow from the generator.
  */
-public final class TopK implements BenchJob {
+public final class TopK extends BenchJob {
 
     private static final String COUNTING = "count-per-window";
 
@@ -56,14 +56,8 @@ public final class TopK implements BenchJob {
         JobMain.run(new TopK(), args);
     }
 
-    @Override
-    public String name() {
-        return "topk";
-    }
-
-    @Override
-    public String countingOperator() {
-        return COUNTING;
+    public TopK() {
+        super("topk", COUNTING);
     }
 
     @Override

@@ -36,11 +36,9 @@ import org.appendlog.cec.operator.LoggedInput;
 import org.appendlog.cec.source.CecLogSource;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.typeutils.GenericTypeInfo;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.core.fs.FileSystem;
@@ -271,25 +269,10 @@ class CecLogSourceTest {
     }
 
     /** Counts elements into a {@link Tagged}. */
-    static final class TaggedCount implements AggregateFunction<Tuple2<String, Long>, Long, Tagged> {
-        @Override
-        public Long createAccumulator() {
-            return 0L;
-        }
-
-        @Override
-        public Long add(Tuple2<String, Long> value, Long acc) {
-            return acc + 1;
-        }
-
+    static final class TaggedCount extends WordCountJob.Counting<Tagged> {
         @Override
         public Tagged getResult(Long acc) {
             return new Tagged(acc);
-        }
-
-        @Override
-        public Long merge(Long a, Long b) {
-            return a + b;
         }
     }
 

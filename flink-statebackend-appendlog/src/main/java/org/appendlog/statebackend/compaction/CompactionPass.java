@@ -27,6 +27,7 @@ import org.appendlog.statebackend.log.KeyGroupRecords;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.RecordCursor;
+import org.appendlog.statebackend.log.RecordFormat;
 import org.appendlog.statebackend.log.SegmentedLog;
 
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -344,7 +345,8 @@ final class CompactionPass {
     private static void copy(BatchBuilder run, int kg, int state, RecordCursor cursor)
             throws IOException {
         boolean tombstone = cursor.isTombstone();
-        run.add(
+        RecordFormat.write(
+                run,
                 kg,
                 cursor.checkpointId(),
                 state,

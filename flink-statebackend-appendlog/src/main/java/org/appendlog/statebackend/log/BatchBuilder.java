@@ -28,7 +28,7 @@ import java.util.List;
  * The records of one batch, kept per key group so that the batch is written sorted by key group
  * and its footer can point at each group.
  */
-public final class BatchBuilder {
+public final class BatchBuilder implements RecordFormat.Target {
 
     private final long checkpointId;
     private final KeyGroupRange keyGroups;
@@ -65,33 +65,15 @@ public final class BatchBuilder {
     }
 
     /**
-     * Adds one record of key group {@code keyGroup} (a null {@code value}: a tombstone); returns
-     * its encoded length.
+     * Counts a record of {@code keyGroup} written by checkpoint {@code recordCheckpointId}, which
+     * {@link RecordFormat#write} appends to the returned buffer.
      */
-    public int add(
-            int keyGroup,
-            long recordCheckpointId,
-            int stateId,
-            byte[] keyNs,
-            int keyNsOffset,
-            int keyNsLength,
-            byte[] value,
-            int valueOffset,
-            int valueLength)
-            throws IOException {
+    @Override
+    public DataOutputSerializer next(int keyGroup, long recordCheckpointId) {
         recordCount++;
         recordsPerKeyGroup[keyGroup - keyGroups.getStartKeyGroup()]++;
         minCheckpointId = Math.min(minCheckpointId, recordCheckpointId);
-        return RecordFormat.write(
-                out(keyGroup),
-                recordCheckpointId,
-                stateId,
-                keyNs,
-                keyNsOffset,
-                keyNsLength,
-                value,
-                valueOffset,
-                valueLength);
+        return out(keyGroup);
     }
 
     /** Where the next record added to {@code keyGroup} will start among the group's bytes. */

@@ -33,7 +33,7 @@ import java.util.zip.CRC32C;
  * written so: neither holds the state's serialized form on the heap, and a key group's records
  * may exceed what one array holds.
  */
-public final class BatchStream {
+public final class BatchStream implements RecordFormat.Target {
 
     /**
      * The raw bytes of records a block gathers before it goes out: the writer's buffers hold a
@@ -102,34 +102,26 @@ public final class BatchStream {
     }
 
     /**
-     * Adds one record of {@code keyGroup} (a null {@code value}: a tombstone), written by this
-     * batch's checkpoint; key groups come in ascending order.
+     * The block that a record of {@code keyGroup}, which {@link RecordFormat#write} appends, goes
+     * to; key groups come in ascending order, and the records are this batch's checkpoint's. A
+     * block that the last record filled goes out first.
      */
-    public void add(
-            int keyGroup,
-            int stateId,
-            byte[] keyNs,
-            int keyNsOffset,
-            int keyNsLength,
-            byte[] value,
-            int valueOffset,
-            int valueLength)
-            throws IOException {
+    @Override
+    public DataOutputSerializer next(int keyGroup, long recordCheckpointId) throws IOException {
+        if (recordCheckpointId != checkpointId) {
+            throw new IllegalArgumentException(
+                    "A record of checkpoint "
+                            + recordCheckpointId
+                            + " in the batch of checkpoint "
+                            + checkpointId
+                            + ": a streamed batch holds its own checkpoint's records only");
+        }
         moveTo(keyGroup - range.getStartKeyGroup());
-        RecordFormat.write(
-                block,
-                checkpointId,
-                stateId,
-                keyNs,
-                keyNsOffset,
-                keyNsLength,
-                value,
-                valueOffset,
-                valueLength);
-        recordCount++;
         if (block.length() >= blockBytes) {
             flushBlock();
         }
+        recordCount++;
+        return block;
     }
 
     public long recordCount() {

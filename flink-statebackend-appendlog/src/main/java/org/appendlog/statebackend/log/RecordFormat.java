@@ -39,9 +39,13 @@ public final class RecordFormat {
 
     private RecordFormat() {}
 
-    /** Appends a record to {@code out} (a null {@code value}: a tombstone); returns its length. */
+    /**
+     * Appends a record of key group {@code keyGroup}, written by checkpoint {@code checkpointId}, to
+     * {@code target} (a null {@code value}: a tombstone); returns its length.
+     */
     public static int write(
-            DataOutputSerializer out,
+            Target target,
+            int keyGroup,
             long checkpointId,
             int stateId,
             byte[] keyNs,
@@ -51,6 +55,7 @@ public final class RecordFormat {
             int valueOffset,
             int valueLength)
             throws IOException {
+        DataOutputSerializer out = target.next(keyGroup, checkpointId);
         int start = out.length();
         writeVar(out, checkpointId);
         writeVar(out, stateId);
@@ -63,6 +68,15 @@ public final class RecordFormat {
             out.write(value, valueOffset, valueLength);
         }
         return out.length() - start;
+    }
+
+    /** Where {@link #write} appends records: batches, whose records are kept per key group. */
+    public interface Target {
+        /**
+         * The buffer that the record of {@code keyGroup} written by {@code checkpointId} that
+         * {@link #write} is about to append goes to; called once per record.
+         */
+        DataOutputSerializer next(int keyGroup, long checkpointId) throws IOException;
     }
 
     /**

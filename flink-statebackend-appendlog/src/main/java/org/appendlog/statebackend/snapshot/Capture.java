@@ -17,6 +17,7 @@
 package org.appendlog.statebackend.snapshot;
 
 import org.appendlog.statebackend.log.BatchBuilder;
+import org.appendlog.statebackend.log.RecordFormat;
 import org.appendlog.statebackend.tracking.IntervalWrites;
 import org.appendlog.statebackend.tracking.EntryRef;
 
@@ -109,7 +110,8 @@ final class Capture {
             valueBytes = valueScratch.getSharedBuffer();
             valueLength = valueScratch.length();
         }
-        marked.add(
+        RecordFormat.write(
+                        marked,
                         entry.keyGroup(),
                         checkpointId,
                         entry.stateId(),
@@ -197,7 +199,8 @@ final class Capture {
 
     private void copy(byte[] buffer, int at, BatchBuilder out) throws IOException {
         int valueLength = IntervalWrites.valueLength(buffer, at);
-        out.add(
+        RecordFormat.write(
+                out,
                 IntervalWrites.keyGroup(buffer, at),
                 checkpointId,
                 IntervalWrites.stateId(buffer, at),

@@ -19,6 +19,7 @@ package org.appendlog.statebackend.snapshot;
 import org.appendlog.statebackend.log.BatchCompression;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.BatchStream;
+import org.appendlog.statebackend.log.RecordFormat;
 import org.appendlog.statebackend.log.SegmentedLog;
 
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -76,8 +77,10 @@ final class FullBatch implements SegmentedLog.BatchWriter {
                     table.serializers.namespace.serialize(entry.getNamespace(), key);
                     value.clear();
                     table.serializers.value.serialize(entry.getState(), value);
-                    batch.add(
+                    RecordFormat.write(
+                            batch,
                             kg,
+                            captured.checkpointId,
                             table.stateId,
                             key.getSharedBuffer(),
                             0,

@@ -23,6 +23,7 @@ import org.appendlog.statebackend.log.BatchStream;
 import org.appendlog.statebackend.log.CorruptLogException;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.RecordCursor;
+import org.appendlog.statebackend.log.RecordFormat;
 
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.Path;
@@ -125,7 +126,7 @@ class DamagedStreamedBatchTest {
                     if (i % 2 == 0) {
                         random.nextBytes(value);
                     }
-                    batch.add(kg, 0, key, 0, key.length, value, 0, value.length);
+                    RecordFormat.write(batch, kg, 9, 0, key, 0, key.length, value, 0, value.length);
                 }
             }
             return batch.finish();

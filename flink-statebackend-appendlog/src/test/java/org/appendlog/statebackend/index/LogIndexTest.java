@@ -21,6 +21,7 @@ import org.appendlog.statebackend.log.BatchCompression;
 import org.appendlog.statebackend.log.BatchFormat;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.BatchStream;
+import org.appendlog.statebackend.log.RecordFormat;
 
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -196,7 +197,8 @@ class LogIndexTest {
                 BatchBuilder into = inTail ? tail : batch;
                 int position = into.nextPosition(keyGroup);
                 int length =
-                        into.add(keyGroup, round, state, key, 0, key.length, value, 0, key.length);
+                        RecordFormat.write(
+                                into, keyGroup, round, state, key, 0, key.length, value, 0, key.length);
                 perKeyGroup[keyGroup - 4]++;
                 // The tail's records follow the batch's, all of which are added when they run.
                 Runnable write =
@@ -485,10 +487,10 @@ class LogIndexTest {
         LogIndex index = new LogIndex(range);
         byte[] key = "word".getBytes(StandardCharsets.UTF_8);
         BatchBuilder values = new BatchBuilder(1, range, List.of("count"));
-        values.add(1, 1, 0, key, 0, key.length, new byte[8], 0, 8);
+        RecordFormat.write(values, 1, 1, 0, key, 0, key.length, new byte[8], 0, 8);
         index.batchWritten(values, batch("s1"));
         BatchBuilder deletes = new BatchBuilder(2, range, List.of("count"));
-        deletes.add(1, 2, 0, key, 0, key.length, null, 0, 0);
+        RecordFormat.write(deletes, 1, 2, 0, key, 0, key.length, null, 0, 0);
         index.batchWritten(deletes, batch("s2"));
         try (IndexRebuild rebuild = index.rebuild()) {
             BatchLocation restored = batch("s3");
@@ -555,7 +557,7 @@ class LogIndexTest {
         BatchBuilder batch = new BatchBuilder(7, KeyGroupRange.of(0, 3), List.of("count"));
         byte[] key = "word".getBytes(StandardCharsets.UTF_8);
         byte[] value = {42};
-        batch.add(2, 7, 0, key, 0, key.length, value, 0, value.length);
+        RecordFormat.write(batch, 2, 7, 0, key, 0, key.length, value, 0, value.length);
         List<Runnable> queued = new ArrayList<>();
         index.indexBatchLater(
                 batch,
@@ -661,7 +663,7 @@ class LogIndexTest {
                             BatchCompression.LZ4,
                             BatchStream.BLOCK_BYTES);
             byte[] value = {42};
-            batch.add(2, 0, key, 0, key.length, value, 0, value.length);
+            RecordFormat.write(batch, 2, id, 0, key, 0, key.length, value, 0, value.length);
             return batch.finish();
         }
     }

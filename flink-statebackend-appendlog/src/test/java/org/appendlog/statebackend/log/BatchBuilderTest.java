@@ -71,16 +71,8 @@ class BatchBuilderTest {
         for (int i = 0; i < 1_000; i++) {
             byte[] key = ("k" + seed + "-" + i).getBytes(StandardCharsets.UTF_8);
             byte[] value = random.nextInt(10) == 0 ? null : new byte[random.nextInt(30)];
-            builder.add(
-                    from + random.nextInt(to - from + 1),
-                    checkpointId - random.nextInt(3),
-                    random.nextInt(2),
-                    key,
-                    0,
-                    key.length,
-                    value,
-                    0,
-                    value == null ? 0 : value.length);
+            RandomRecords.add(
+                    builder, random, from + random.nextInt(to - from + 1), checkpointId, key, value);
         }
         return builder;
     }

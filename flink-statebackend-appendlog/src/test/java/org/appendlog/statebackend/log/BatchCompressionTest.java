@@ -89,7 +89,7 @@ class BatchCompressionTest {
         byte[] noise = new byte[10_000];
         new Random(7).nextBytes(noise);
         byte[] key = "k".getBytes(StandardCharsets.UTF_8);
-        random.add(0, 3, 1, key, 0, key.length, noise, 0, noise.length);
+        RecordFormat.write(random, 0, 3, 1, key, 0, key.length, noise, 0, noise.length);
         Written plain = write(BatchCompression.NONE, random);
         Written lz4 = write(BatchCompression.LZ4, random);
 
@@ -112,7 +112,7 @@ class BatchCompressionTest {
             byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
             byte[] noise = new byte[1_000];
             seeded.nextBytes(noise);
-            random.add(0, 3, 1, key, 0, key.length, noise, 0, noise.length);
+            RecordFormat.write(random, 0, 3, 1, key, 0, key.length, noise, 0, noise.length);
         }
         for (Written stored :
                 List.of(write(BatchCompression.NONE, batch()), write(BatchCompression.LZ4, random))) {
@@ -222,16 +222,7 @@ class BatchCompressionTest {
                     i % 10 == 0
                             ? null
                             : ("count " + random.nextInt(100)).getBytes(StandardCharsets.UTF_8);
-            builder.add(
-                    random.nextInt(16),
-                    5 - random.nextInt(3),
-                    random.nextInt(2),
-                    key,
-                    0,
-                    key.length,
-                    value,
-                    0,
-                    value == null ? 0 : value.length);
+            RandomRecords.add(builder, random, random.nextInt(16), 5, key, value);
         }
         return builder;
     }

@@ -37,9 +37,10 @@ class RecordCursorTest {
         out.write(new byte[] {9, 9, 9}); // bytes before the records: offsets are absolute
         byte[] value = new byte[300]; // a two-byte length
         Arrays.fill(value, (byte) 7);
-        int first = RecordFormat.write(out, 1L << 40, 2, KEY, 0, KEY.length, value, 0, value.length);
-        int second = RecordFormat.write(out, 5, 0, KEY, 4, 3, null, 0, 0);
-        int third = RecordFormat.write(out, 6, 130, KEY, 0, 1, value, 0, 0);
+        int first =
+                RecordFormat.write(to(out), 0, 1L << 40, 2, KEY, 0, KEY.length, value, 0, value.length);
+        int second = RecordFormat.write(to(out), 0, 5, 0, KEY, 4, 3, null, 0, 0);
+        int third = RecordFormat.write(to(out), 0, 6, 130, KEY, 0, 1, value, 0, 0);
         byte[] bytes = out.getCopyOfBuffer();
 
         KeyGroupRecords records = KeyGroupRecords.stored(bytes, 3, bytes.length - 3, "f", 1000);
@@ -85,8 +86,8 @@ class RecordCursorTest {
     @Test
     void aCutOffRecordNamesTheFileAndWhereItIs() throws Exception {
         DataOutputSerializer out = new DataOutputSerializer(64);
-        int first = RecordFormat.write(out, 1, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
-        RecordFormat.write(out, 2, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
+        int first = RecordFormat.write(to(out), 0, 1, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
+        RecordFormat.write(to(out), 0, 2, 0, KEY, 0, KEY.length, KEY, 0, KEY.length);
         byte[] bytes = out.getCopyOfBuffer();
         int cut = bytes.length - 2;
 
@@ -115,6 +116,11 @@ class RecordCursorTest {
         assertThatThrownBy(cursor::next)
                 .isInstanceOf(CorruptLogException.class)
                 .hasMessageContaining("impossible length");
+    }
+
+    /** {@code out} as the target of every record, whatever its key group. */
+    private static RecordFormat.Target to(DataOutputSerializer out) {
+        return (keyGroup, checkpointId) -> out;
     }
 
     private static byte[] slice(byte[] bytes, int offset, int length) {

@@ -87,7 +87,7 @@ class SegmentedLogTest {
         for (int kg = 0; kg <= 3; kg++) {
             byte[] key = ("key-" + kg).getBytes(StandardCharsets.UTF_8);
             byte[] value = {(byte) checkpointId};
-            batch.add(kg, checkpointId, 0, key, 0, key.length, value, 0, value.length);
+            RecordFormat.write(batch, kg, checkpointId, 0, key, 0, key.length, value, 0, value.length);
         }
         return batch;
     }

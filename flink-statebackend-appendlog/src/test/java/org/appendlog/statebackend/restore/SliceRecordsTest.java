@@ -23,6 +23,7 @@ import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.RecordCursor;
+import org.appendlog.statebackend.log.RecordFormat;
 
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -65,7 +66,7 @@ class SliceRecordsTest {
                 long checkpointId = b == 1 ? 1 + random.nextInt(60) : 50 + 10 * b + random.nextInt(2);
                 byte[] key = ("k" + random.nextInt(500)).getBytes(StandardCharsets.UTF_8);
                 byte[] value = ("b" + b + "#" + i).getBytes(StandardCharsets.UTF_8);
-                batch.add(random.nextInt(6), checkpointId, 0, key, 0, key.length, value, 0, value.length);
+                RecordFormat.write(batch, random.nextInt(6), checkpointId, 0, key, 0, key.length, value, 0, value.length);
             }
             builders.add(batch);
         }

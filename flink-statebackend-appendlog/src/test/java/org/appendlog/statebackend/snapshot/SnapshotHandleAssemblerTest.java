@@ -21,6 +21,7 @@ import org.appendlog.statebackend.log.BatchBuilder;
 import org.appendlog.statebackend.log.BatchCompression;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.FilePermissions;
+import org.appendlog.statebackend.log.RecordFormat;
 import org.appendlog.statebackend.log.SegmentedLog;
 
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
@@ -156,7 +157,7 @@ class SnapshotHandleAssemblerTest {
         BatchBuilder batch = new BatchBuilder(checkpointId, KEY_GROUPS, List.of("counts"));
         byte[] key = ("key-" + checkpointId).getBytes(StandardCharsets.UTF_8);
         byte[] value = {(byte) checkpointId};
-        batch.add(0, checkpointId, 0, key, 0, key.length, value, 0, value.length);
+        RecordFormat.write(batch, 0, checkpointId, 0, key, 0, key.length, value, 0, value.length);
         return batch;
     }
 }

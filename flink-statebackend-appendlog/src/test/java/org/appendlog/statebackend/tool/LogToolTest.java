@@ -21,6 +21,7 @@ import org.appendlog.statebackend.BackendHarness;
 import org.appendlog.statebackend.log.BatchCompression;
 import org.appendlog.statebackend.log.BatchFormat;
 import org.appendlog.statebackend.log.BatchStream;
+import org.appendlog.statebackend.log.RecordFormat;
 
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
@@ -165,7 +166,7 @@ class LogToolTest {
                 for (int kg = 0; kg < 128; kg += 2) {
                     for (int i = 0; i < 10; i++) {
                         byte[] key = ("key " + kg + "/" + i).getBytes(StandardCharsets.UTF_8);
-                        batch.add(kg, 0, key, 0, key.length, value, 0, value.length);
+                        RecordFormat.write(batch, kg, 5, 0, key, 0, key.length, value, 0, value.length);
                     }
                 }
                 position += batch.finish().length();

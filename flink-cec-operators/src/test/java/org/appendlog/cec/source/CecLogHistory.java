@@ -14,15 +14,14 @@
  * limitations under the License.
  */
 
-package org.appendlog.e2e.job;
+package org.appendlog.cec.source;
 
+import org.appendlog.cec.WordCountJob;
 import org.appendlog.cec.api.CecOptions;
 import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecWindows;
-import org.appendlog.cec.source.CecLogSource;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.utils.ParameterTool;
@@ -44,7 +43,8 @@ import java.util.TreeMap;
 
 /**
  * A CEC word count that persists its stream, then a second job that reads the stream back with {@link
- * CecLogSource}: what a user of the CEC jar runs, for the test that runs it on Flink's own classpath. Record
+ * CecLogSource}: what a user of the CEC jar runs. The end-to-end test CecLogSourceOnFlinkDistITCase runs it
+ * on Flink's distribution classpath, the CEC jar and this module's test classes, nothing else. Record
  * {@code i} is word {@code i % words} at event time {@code i} ms, counted in tumbling one-second windows.
  * The second job's RESULT tuples are written to {@code --out}, one line per word with the sum of its window
  * counts, then a line {@code results <number of RESULT tuples>}.
@@ -72,7 +72,7 @@ public final class CecLogHistory {
                                                         .withTimestampAssigner((e, t) -> e.f1))
                                         .keyBy(e -> e.f0))
                         .window(TumblingEventTimeWindows.of(Duration.ofSeconds(1)))
-                        .aggregate(new Count(), CecOptions.builder(log).build());
+                        .aggregate(new WordCountJob.Count(), CecOptions.builder(log).build());
         counts.addSink(new DiscardingSink<>());
         env.execute("cec-persist");
 
@@ -97,28 +97,5 @@ public final class CecLogHistory {
         sums.forEach((word, sum) -> lines.add(word + " " + sum));
         lines.add("results " + results);
         Files.write(Paths.get(out), lines, StandardCharsets.UTF_8);
-    }
-
-    /** Counts the elements of a window. */
-    public static final class Count implements AggregateFunction<Tuple2<String, Long>, Long, Long> {
-        @Override
-        public Long createAccumulator() {
-            return 0L;
-        }
-
-        @Override
-        public Long add(Tuple2<String, Long> value, Long acc) {
-            return acc + 1;
-        }
-
-        @Override
-        public Long getResult(Long acc) {
-            return acc;
-        }
-
-        @Override
-        public Long merge(Long a, Long b) {
-            return a + b;
-        }
     }
 }
