@@ -99,8 +99,8 @@ public final class LogCleaner implements Closeable {
     }
 
     /**
-     * Lets the requested runs end, then ends the thread: at the end of the input, where the task
-     * thread used to wait for them too and no restore can follow before the task ends.
+     * Lets the requested runs end, then ends the thread: at the end of the input, so that the final
+     * checkpoint's retention is applied; no restore can follow before the task ends.
      */
     public void finish() {
         thread.shutdown();

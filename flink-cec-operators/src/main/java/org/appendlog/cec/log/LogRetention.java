@@ -87,8 +87,8 @@ public final class LogRetention {
     }
 
     /**
-     * Deletes the segments that are behind both {@code horizon} and the retention. The operator
-     * calls this after each completed checkpoint.
+     * Deletes the segments that are behind both {@code horizon} and the retention. The operator's
+     * {@link LogCleaner} calls this after each completed checkpoint.
      *
      * @param horizon nothing at or after this position is deleted: the minimum of the position a
      *     restore replays from and the last committed end
