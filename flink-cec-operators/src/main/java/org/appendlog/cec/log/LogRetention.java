@@ -27,6 +27,7 @@ import javax.annotation.Nullable;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -48,8 +49,12 @@ import java.util.Map;
  * in the middle of the deletions leaves a readable stream (the next call deletes the rest).
  *
  * <p>Segment headers are immutable and a segment's extent on the stream is fixed once its
- * successor exists, so each segment's header and newest timestamp are read once; a call costs
- * one directory listing plus those reads for segments that are new since the last call.
+ * successor exists, so each segment's header and newest timestamp are read once. A call lists the
+ * directory only when a segment may go: after a call that completed, nothing older than the
+ * first segment it kept is left and only the stream's writer adds segments, so while that segment
+ * is the horizon's own, or (without a size bound) its newest record is within the retention time,
+ * a call costs no file system access but the headers of segments new since the last one.
+ * Interrupted, a call stops before its next deletion.
  */
 public final class LogRetention {
 
@@ -64,6 +69,10 @@ public final class LogRetention {
     private final long retentionBytes;
     private final Map<String, SegmentHeader> headers = new HashMap<>();
     private final Map<String, Long> newestTimestamps = new HashMap<>();
+    /** The oldest segment the directory holds after the last call that completed; null before one. */
+    @Nullable private String oldest;
+    /** The stream's start as of that call. */
+    @Nullable private LogStart knownStart;
 
     /**
      * @param retentionMillis how far behind the stream's newest timestamp a segment's newest record
@@ -78,8 +87,8 @@ public final class LogRetention {
     }
 
     /**
-     * Deletes the segments that are behind both {@code horizon} and the retention. The operator
-     * calls this after each completed checkpoint.
+     * Deletes the segments that are behind both {@code horizon} and the retention. The operator's
+     * {@link LogCleaner} calls this after each completed checkpoint.
      *
      * @param horizon nothing at or after this position is deleted: the minimum of the position a
      *     restore replays from and the last committed end
@@ -88,6 +97,11 @@ public final class LogRetention {
      * @return the number of segment files deleted
      */
     public int enforce(LogPosition horizon, long newestTimestamp) throws IOException {
+        long cutoff = retentionMillis == UNBOUNDED ? Long.MIN_VALUE : saturatedMinus(newestTimestamp, retentionMillis);
+        if (oldest != null && oldestStays(horizon, cutoff)) {
+            return 0;
+        }
+        oldest = null; // until this call completes
         Map<String, Long> bytes = new HashMap<>();
         long total = 0;
         List<String> segments = new ArrayList<>();
@@ -105,7 +119,6 @@ public final class LogRetention {
         LogStart start = LogStart.read(fs, directory).orElse(null);
         List<String> chain = chainBackFrom(horizon.segment(), start);
 
-        long cutoff = retentionMillis == UNBOUNDED ? Long.MIN_VALUE : saturatedMinus(newestTimestamp, retentionMillis);
         long remaining = total;
         int deleted = 0; // segments[0, deleted) go: every one older than the first kept chain segment
         int kept = 0; // chain[kept] is the first chain segment that stays
@@ -120,17 +133,11 @@ public final class LogRetention {
                 break; // the horizon's own segment stays
             }
             long newest = newestTimestamp(chain.get(kept), chain.get(kept + 1));
-            // Records stamped Long.MIN_VALUE came before any watermark: they have no age, so only
-            // the size bound deletes them (else a stream's first records would always be expired).
-            boolean expired = newest != Long.MIN_VALUE && newest < cutoff;
-            if (!expired && remaining <= retentionBytes) {
+            if (!expired(newest, cutoff) && remaining <= retentionBytes) {
                 break;
             }
             newestDeleted = newest;
             kept++;
-        }
-        if (deleted == 0) {
-            return 0;
         }
         if (kept > 0) {
             long earliest = newestDeleted == Long.MAX_VALUE ? Long.MAX_VALUE : newestDeleted + 1;
@@ -138,12 +145,49 @@ public final class LogRetention {
                 earliest = Math.max(earliest, start.earliestTimestamp());
             }
             start = new LogStart(chain.get(kept), earliest);
+            checkNotInterrupted(start.toString());
             start.write(fs, directory);
         }
         for (String name : segments.subList(0, deleted)) {
             delete(name, sizeWithIndex(name, bytes), start, horizon);
         }
+        this.oldest = chain.get(kept);
+        this.knownStart = start;
         return deleted;
+    }
+
+    /**
+     * Whether the oldest segment left by the last completed call stays (so nothing goes), as far
+     * as that is known without listing the directory.
+     */
+    private boolean oldestStays(LogPosition horizon, long cutoff) throws IOException {
+        if (horizon.segment().equals(oldest)) {
+            return true;
+        }
+        if (retentionBytes != UNBOUNDED) {
+            return false; // the size bound needs the directory's bytes
+        }
+        List<String> chain = chainBackFrom(horizon.segment(), knownStart);
+        return chain.get(0).equals(oldest) && !expired(newestTimestamp(chain.get(0), chain.get(1)), cutoff);
+    }
+
+    /**
+     * Records stamped Long.MIN_VALUE came before any watermark: they have no age, so only the size
+     * bound deletes them (else a stream's first records would always be expired).
+     */
+    private static boolean expired(long newest, long cutoff) {
+        return newest != Long.MIN_VALUE && newest < cutoff;
+    }
+
+    private static void checkNotInterrupted(String next) throws InterruptedIOException {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new InterruptedIOException("Log retention interrupted before writing or deleting " + next);
+        }
+    }
+
+    /** The stream directory this retention deletes in. */
+    public Path directory() {
+        return directory;
     }
 
     /** Names of the chain's segments from its start (or the current {@link LogStart}) to {@code segment}, oldest first. */
@@ -196,6 +240,7 @@ public final class LogRetention {
 
     private void delete(String segment, long size, @Nullable LogStart start, LogPosition horizon) throws IOException {
         Path path = new Path(directory, segment);
+        checkNotInterrupted(path.toString());
         fs.delete(path, false);
         fs.delete(TimeIndex.indexFileOf(path), false);
         Long newest = newestTimestamps.remove(segment);

@@ -33,12 +33,11 @@ final class AdoptedStream {
 
     /** Where the stream was committed when the rescale restored it. */
     final CheckpointedPosition position;
-    final Path directory;
     final LogRetention retention;
 
     AdoptedStream(CheckpointedPosition position, FileSystem fs, CecOptions options) {
         this.position = position;
-        this.directory = PersistedStream.subtaskDirectory(options.logPath(), position.generation, position.subtask);
+        Path directory = PersistedStream.subtaskDirectory(options.logPath(), position.generation, position.subtask);
         this.retention = new LogRetention(fs, directory, options.retentionMillis(), options.retentionBytes());
     }
 }

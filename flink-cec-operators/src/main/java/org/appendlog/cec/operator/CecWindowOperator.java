@@ -23,6 +23,7 @@ import org.appendlog.cec.api.CecRecord;
 import org.appendlog.cec.api.CecRecordSerializer;
 import org.appendlog.cec.api.CecRecordTypeInfo;
 import org.appendlog.cec.log.CommitMarker;
+import org.appendlog.cec.log.LogCleaner;
 import org.appendlog.cec.log.LogPosition;
 import org.appendlog.cec.log.LogRetention;
 import org.appendlog.cec.log.LogWriter;
@@ -152,6 +153,10 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     /** Windows restored from another parallelism's streams, to be checked into this stream on open. */
     @Nullable private transient List<OpenWindow<K, W, ACC>> rescaledWindows;
     private transient LogRetention retention;
+    /** Applies the retention after each completed checkpoint, off the task thread. */
+    private transient LogCleaner cleaner;
+    /** Whether the input ended ({@link #finish()}), so that closing lets the cleaner complete. */
+    private transient boolean finished;
     /** Streams of earlier generations whose old subtask index is congruent to this one's. */
     private transient List<AdoptedStream> adopted;
     private transient ListState<byte[]> positionState;
@@ -462,6 +467,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     @Override
     public void open() throws Exception {
         super.open();
+        cleaner = new LogCleaner("CEC operator '" + getOperatorName() + "'");
         if (rescaledWindows != null) {
             // Their footprints are in the old streams: a CHECK of each here makes this stream
             // self-contained, so that its own restores never read the old generation.
@@ -768,29 +774,19 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         CheckpointedPosition position = pendingCommits.get(checkpointId);
         pendingCommits.headMap(checkpointId, true).clear();
         if (position != null) {
+            // On the task thread, unlike retention: a failed commit fails the task as readers need, and
+            // no commit of this attempt can follow a restore's commit or withdrawal, since the task
+            // ends only after this call returned.
             PersistedStream.commit(fs, directory, new CommitMarker(checkpointId, position.end, jobId()));
-            enforceRetention(retention, directory, position.recoveryHorizon(), position.streamTime);
+            List<LogCleaner.Horizon> horizons = new ArrayList<>(1 + adopted.size());
+            // What a restore from the completed checkpoint reads starts at the recovery horizon.
+            horizons.add(new LogCleaner.Horizon(retention, position.recoveryHorizon()));
             for (AdoptedStream old : adopted) {
-                // Aged against this operator's stream time: the old stream's own time stopped at the rescale.
-                enforceRetention(old.retention, old.directory, old.position.end, position.streamTime);
+                // Aged against this operator's stream time (the request's): the old stream's own time
+                // stopped at the rescale.
+                horizons.add(new LogCleaner.Horizon(old.retention, old.position.end));
             }
-        }
-    }
-
-    /**
-     * Deletes the segments of the stream in {@code stream} behind both {@code horizon} (what a
-     * restore from the completed checkpoint reads, at or before the committed end) and the user's
-     * retention. A failure only delays the deletion to the next checkpoint: housekeeping must not
-     * fail the job.
-     */
-    private void enforceRetention(LogRetention streamRetention, Path stream, LogPosition horizon, long streamTime) {
-        try {
-            streamRetention.enforce(horizon, streamTime);
-        } catch (IOException | RuntimeException e) {
-            LOG.warn(
-                    "CEC operator '{}' could not apply log retention in {} up to {}; it tries again after the"
-                            + " next checkpoint",
-                    getOperatorName(), stream, horizon, e);
+            cleaner.request(checkpointId, position.streamTime, horizons);
         }
     }
 
@@ -803,6 +799,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     @Override
     public void finish() throws Exception {
         super.finish();
+        finished = true;
         log.sync();
         if (!finalCheckpointFollows()) {
             // No checkpoint will commit what was written since the last one; the stream is complete at
@@ -825,11 +822,20 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     @Override
     public void close() throws Exception {
         try {
-            if (log != null) {
-                log.close();
+            if (cleaner != null) {
+                if (finished) {
+                    cleaner.finish(); // the final checkpoint's retention, as at every other checkpoint
+                }
+                cleaner.close(); // before a restore of this subtask can begin
             }
         } finally {
-            super.close();
+            try {
+                if (log != null) {
+                    log.close();
+                }
+            } finally {
+                super.close();
+            }
         }
     }
 }

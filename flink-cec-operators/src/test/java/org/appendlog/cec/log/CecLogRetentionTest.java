@@ -75,9 +75,9 @@ class CecLogRetentionTest {
 
     @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = CecMiniCluster.withFourSlots();
 
-    private static final long EVENTS = 20_000;
-    private static final int WORDS = 30;
-    private static final long MILLIS_PER_EVENT = 5;
+    static final long EVENTS = 20_000;
+    static final int WORDS = 30;
+    static final long MILLIS_PER_EVENT = 5;
     private static final long SEGMENT_BYTES = 8 << 10;
     private static final long RETENTION_BYTES = 64 << 10;
     private static final int DELETIONS_BEFORE_FAILURE = 10;
@@ -96,15 +96,7 @@ class CecLogRetentionTest {
         DELETED.set(0);
         FAILURES.set(0);
         File dir = new File(tmp, "stream-" + mode);
-        CecOptions options =
-                CecOptions.builder(dir.toURI().toString())
-                        .mode(mode)
-                        .period(Duration.ofMillis(50))
-                        .slowThreshold(Duration.ofMillis(100))
-                        .retentionSize(new MemorySize(RETENTION_BYTES))
-                        .set(CecConfigOptions.LOG_SEGMENT_SIZE, new MemorySize(SEGMENT_BYTES))
-                        .set(CecConfigOptions.LOG_INDEX_INTERVAL, MemorySize.parse("512b"))
-                        .build();
+        CecOptions options = options(dir.toURI().toString()).mode(mode).build();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(100);
@@ -190,6 +182,16 @@ class CecLogRetentionTest {
                         .replaceFirst("^.*?CecLogSource", "CecLogSource"));
     }
 
+    /** A short CEC policy, {@link #SEGMENT_BYTES} segments and {@link #RETENTION_BYTES} of retention. */
+    static CecOptions.Builder options(String logPath) {
+        return CecOptions.builder(logPath)
+                .period(Duration.ofMillis(50))
+                .slowThreshold(Duration.ofMillis(100))
+                .retentionSize(new MemorySize(RETENTION_BYTES))
+                .set(CecConfigOptions.LOG_SEGMENT_SIZE, new MemorySize(SEGMENT_BYTES))
+                .set(CecConfigOptions.LOG_INDEX_INTERVAL, MemorySize.parse("512b"));
+    }
+
     private static Throwable catchRead(
             File dir, TypeInformation<CecRecord<String, TimeWindow, Long, Long>> type, long from, StreamExecutionEnvironment env) {
         try {
@@ -207,7 +209,7 @@ class CecLogRetentionTest {
     }
 
     /** The word counts of the sliding 2 s / 1 s windows whose RESULT (at the window's end) is at or after {@code from}. */
-    private static List<String> expectedResults(long from) {
+    static List<String> expectedResults(long from) {
         Map<String, Long> counts = new HashMap<>();
         for (long i = 0; i < EVENTS; i++) {
             Tuple2<String, Long> event = WordCountJob.event(i, WORDS, MILLIS_PER_EVENT);

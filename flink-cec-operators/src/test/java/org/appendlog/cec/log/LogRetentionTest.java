@@ -18,8 +18,10 @@ package org.appendlog.cec.log;
 
 import org.appendlog.statebackend.faults.ReliabilityLog;
 
+import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.fs.local.LocalFileSystem;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,6 +37,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -42,8 +45,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link LogRetention} on the local file system: which segments go by time and by size, that the
- * horizon holds them back, that failed attempts' tails go too, and that readers and a crash in
- * the middle of the deletions leave a stream that reads from its new start.
+ * horizon holds them back, that failed attempts' tails go too, that readers and a crash in
+ * the middle of the deletions leave a stream that reads from its new start, and that a call lists
+ * the directory only when a segment may go.
  */
 class LogRetentionTest {
 
@@ -229,5 +233,38 @@ class LogRetentionTest {
                 "retention killed after the 1st of " + deleted + " segment deletions (start marker written)",
                 "readers see the stream from its new start (t=" + earliest + ", " + read.size() + " records); the next"
                         + " retention deletes the " + (deleted - 1) + " segments left behind");
+    }
+
+    @Test
+    void aCallListsTheDirectoryOnlyWhenASegmentMayGo() throws IOException {
+        LogPosition end = write(0, null, 0, RECORDS);
+        Map<String, Long> newest = newestBySegment(end);
+        List<Long> newestInOrder = new ArrayList<>(newest.values());
+        AtomicInteger listings = new AtomicInteger();
+        FileSystem counting =
+                new LocalFileSystem() {
+                    @Override
+                    public FileStatus[] listStatus(Path f) throws IOException {
+                        listings.incrementAndGet();
+                        return super.listStatus(f);
+                    }
+                };
+        LogRetention retention = new LogRetention(counting, dir(), 300, LogRetention.UNBOUNDED);
+        long firstKept = newestInOrder.get(0) + 300; // the stream time at which the first segment still stays
+
+        assertThat(retention.enforce(end, firstKept)).as("the first call").isZero();
+        int afterFirst = listings.get();
+        assertThat(afterFirst).as("listings of the first call").isPositive();
+        assertThat(retention.enforce(end, firstKept)).isZero();
+        assertThat(listings.get()).as("listings while the oldest segment is within the retention time").isEqualTo(afterFirst);
+
+        long twoExpire = newestInOrder.get(1) + 301;
+        assertThat(retention.enforce(end, twoExpire)).as("once two segments aged out").isEqualTo(2);
+        int afterDeletion = listings.get();
+        assertThat(afterDeletion).isGreaterThan(afterFirst);
+        assertThat(retention.enforce(end, twoExpire)).isZero();
+        LogPosition horizonInOldest = new LogPosition(segmentFiles().get(0), 100);
+        assertThat(retention.enforce(horizonInOldest, Long.MAX_VALUE)).as("with the horizon in the oldest segment").isZero();
+        assertThat(listings.get()).as("listings after the deletion").isEqualTo(afterDeletion);
     }
 }

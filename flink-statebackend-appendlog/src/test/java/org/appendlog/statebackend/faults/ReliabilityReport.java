@@ -61,6 +61,7 @@ public final class ReliabilityReport {
         TITLES.put("appendlog-input", "Append-log backend: bad input (`InputValidationTest`)");
         TITLES.put("cec-log-retention", "CEC operators: log retention killed in the middle of its deletions (`LogRetentionTest`)");
         TITLES.put("cec-log-retention-job", "CEC operators: a job that fails while retention deletes its log, and a read from before the earliest kept record (`CecLogRetentionTest`)");
+        TITLES.put("cec-log-cleaner", "CEC operators: a retention deletion that hangs, and a job cancelled meanwhile (`CecLogCleanerTest`)");
         TITLES.put("cec-log-following", "CEC operators: a live reader while the writing job fails (`CecLogFollowingTest`)");
         TITLES.put("cec-eventual-recovery", "CEC operators: jobs failed in eventual and open-only mode, and savepoints restored in another mode (`CecEventualModeTest`)");
         TITLES.put("cec-rescale", "CEC operators: restores at another parallelism, 2 -> 3 -> 1, and the old checkpoint again (`CecRescaleTest`)");

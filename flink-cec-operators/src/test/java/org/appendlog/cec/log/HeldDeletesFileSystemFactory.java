@@ -1,0 +1,36 @@
+/*
+ * Copyright AppendLog contributors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package org.appendlog.cec.log;
+
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.FileSystemFactory;
+
+import java.net.URI;
+
+/** Registers {@link HeldDeletesFileSystem} for {@code held://} (META-INF/services, test scope). */
+public final class HeldDeletesFileSystemFactory implements FileSystemFactory {
+
+    @Override
+    public String getScheme() {
+        return HeldDeletesFileSystem.SCHEME;
+    }
+
+    @Override
+    public FileSystem create(URI fsUri) {
+        return new HeldDeletesFileSystem();
+    }
+}
