@@ -30,9 +30,11 @@ import org.apache.flink.runtime.state.StreamStateHandle;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.FutureTask;
 
 /**
  * Writes, reads back and discards checkpoint streams through the HBase checkpoint storage, one after
@@ -41,14 +43,20 @@ import java.util.Random;
  * HBase client does the work. Each stream is larger than the inline threshold (it becomes rows);
  * read back it must equal what was written, and after its discard a read must find no row.
  *
- * <p>Prints {@code ready} once the storage has created its table, a line for every failed stream and
- * then {@code streams <n> failed <m>}; exits with status 1 if any failed.
+ * <p>Given a second table, a plain HBase client of Flink's HBase SQL connector jar (the stand-in's
+ * {@code PutGetLoop}, loaded by name: this JVM's classpath has the jar) puts rows and reads them back there
+ * at the same time, in the same class loader.
  *
- * <p>Arguments: {@code <zookeeper quorum> <table> <seconds>}.
+ * <p>Prints {@code ready} once the storage (and the connector's client) created their tables, a line for
+ * every failed stream (and put) and then {@code streams <n> failed <m>} (and {@code connector puts <n>
+ * failed <m>}); exits with status 1 if any failed.
+ *
+ * <p>Arguments: {@code <zookeeper quorum> <table> <seconds> [<table of the connector's client>]}.
  */
 public final class CheckpointStreamLoop {
 
     private static final int STREAM_BYTES = 200 * 1024;
+    private static final String CONNECTOR_CLIENT = "org.appendlog.e2e.standin.PutGetLoop";
 
     public static void main(String[] args) throws Exception {
         Configuration conf = new Configuration();
@@ -56,14 +64,23 @@ public final class CheckpointStreamLoop {
         conf.set(HBaseCheckpointStorageOptions.TABLE, args[1]);
         // One region: every stream meets every move of it.
         conf.set(HBaseCheckpointStorageOptions.SALT_BUCKETS, 1);
-        long end = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[2])).toNanos();
+        long seconds = Long.parseLong(args[2]);
 
         CheckpointStorageAccess access =
                 new HBaseCheckpointStorageFactory()
                         .createFromConfig(conf, CheckpointStreamLoop.class.getClassLoader())
                         .createCheckpointStorage(new JobID());
         access.initializeBaseLocationsForCheckpoint();
+        FutureTask<String> connector = null;
+        if (args.length > 3) {
+            Object client =
+                    Class.forName(CONNECTOR_CLIENT).getConstructor(String.class, String.class).newInstance(args[0], args[3]);
+            Method run = client.getClass().getMethod("run", long.class);
+            connector = new FutureTask<>(() -> (String) run.invoke(client, seconds));
+            new Thread(connector, "connector-client").start();
+        }
         System.out.println("ready");
+        long end = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
 
         byte[] data = new byte[STREAM_BYTES];
         new Random(42).nextBytes(data);
@@ -73,14 +90,21 @@ public final class CheckpointStreamLoop {
             streams++;
             try {
                 writeReadDiscard(access.initializeLocationForCheckpoint(streams), data);
-            } catch (Exception e) {
+            } catch (Exception | LinkageError e) {
+                // LinkageError: a class of another jar in the class loader, called with this jar's types.
                 failed++;
                 System.out.println("stream of checkpoint " + streams + " failed: " + e);
                 e.printStackTrace(System.out);
             }
         }
         System.out.printf("streams %d failed %d%n", streams, failed);
-        System.exit(failed == 0 ? 0 : 1);
+        boolean connectorFailed = false;
+        if (connector != null) {
+            String summary = connector.get();
+            System.out.println("connector " + summary);
+            connectorFailed = !summary.endsWith(" failed 0");
+        }
+        System.exit(failed == 0 && !connectorFailed ? 0 : 1);
     }
 
     private static void writeReadDiscard(CheckpointStorageLocation location, byte[] data) throws Exception {

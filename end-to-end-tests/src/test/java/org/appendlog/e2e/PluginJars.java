@@ -38,6 +38,13 @@ final class PluginJars {
         return only(module, module + "-*-flink-lib.jar");
     }
 
+    /** The stand-in for Flink's HBase SQL connector jar that {@code end-to-end-tests/hbase-sql-connector-stand-in} builds. */
+    static Path hbaseSqlConnectorStandIn() throws IOException {
+        return only(
+                "end-to-end-tests/hbase-sql-connector-stand-in",
+                "hbase-sql-connector-stand-in-*-flink-sql-connector-hbase-2.2.jar");
+    }
+
     /** The plain jar of a module ({@code <module>-<version>.jar}). */
     static Path plain(String module) throws IOException {
         return only(module, module + "-*[0-9T].jar");

@@ -26,7 +26,8 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.File;
 import java.io.IOException;
@@ -38,6 +39,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -50,13 +52,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * HBase mini cluster. A region server answers requests for a region it no longer holds with exceptions that the
  * client loads by their class names ({@code RegionMovedException}, {@code NotServingRegionException},
  * {@code RegionOpeningException}) to find the region again and retry; every stream must survive the moves.
+ *
+ * <p>Also with Flink's HBase SQL connector jar (the stand-in of {@code hbase-sql-connector-stand-in}, built as
+ * Flink builds it) in the same class loader, before or after the plugin's jar, while that jar's own relocated
+ * client puts and gets rows in a table of its own whose region moves too: one class loader loads one copy of
+ * each class both jars keep under HBase's name, and neither client may fail on the other's copy.
  */
 class RelocatedClientRegionMoveITCase {
 
     private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("hbase-region-moves");
     private static final String TABLE = "moving_checkpoints";
-    private static final int LOOP_SECONDS = 30;
-    private static final Duration MOVE_INTERVAL = Duration.ofMillis(1500);
+    private static final String CONNECTOR_TABLE = "moving_connector_rows";
+    private static final int LOOP_SECONDS = 15;
+    private static final Duration MOVE_INTERVAL = Duration.ofMillis(1000);
 
     private static HBaseTestingUtility hbase;
 
@@ -76,22 +84,59 @@ class RelocatedClientRegionMoveITCase {
         }
     }
 
-    @Test
-    void streamsSurviveRegionMovesBetweenRegionServers() throws Exception {
+    /** Which jars the JVM's classpath has after Flink's distribution and the Hadoop client, in order. */
+    enum Jars {
+        PLUGIN_ONLY("the plugin's jar alone"),
+        PLUGIN_THEN_CONNECTOR("the plugin's jar, then Flink's HBase SQL connector jar"),
+        CONNECTOR_THEN_PLUGIN("Flink's HBase SQL connector jar, then the plugin's jar");
+
+        final String description;
+
+        Jars(String description) {
+            this.description = description;
+        }
+
+        List<String> classpath() throws IOException {
+            String plugin = PluginJars.flinkLib("flink-hbase-checkpoint").toString();
+            String connector = PluginJars.hbaseSqlConnectorStandIn().toString();
+            switch (this) {
+                case PLUGIN_ONLY:
+                    return List.of(plugin);
+                case PLUGIN_THEN_CONNECTOR:
+                    return List.of(plugin, connector);
+                default:
+                    return List.of(connector, plugin);
+            }
+        }
+
+        boolean withConnector() {
+            return this != PLUGIN_ONLY;
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Jars.class)
+    void streamsSurviveRegionMovesBetweenRegionServers(Jars jars) throws Exception {
         Path work = Paths.get(System.getProperty("e2e.work.dir")).toAbsolutePath().resolve("region-moves");
-        Process loop = startLoop(work);
-        Path output = work.resolve("loop.out");
+        Path output = work.resolve("loop-" + jars.name().toLowerCase(Locale.ROOT) + ".out");
+        Process loop = startLoop(work, jars, output);
         int moves = 0;
+        int rounds = 0;
         try {
             waitForReady(loop, output);
-            TableName table = TableName.valueOf(TABLE);
+            List<TableName> tables = new ArrayList<>(List.of(TableName.valueOf(TABLE)));
+            if (jars.withConnector()) {
+                tables.add(TableName.valueOf(CONNECTOR_TABLE));
+            }
             try (Admin admin = hbase.getConnection().getAdmin()) {
                 while (loop.isAlive()) {
-                    for (RegionInfo region : admin.getRegions(table)) {
-                        ServerName to = otherServer(table, region);
-                        admin.move(region.getEncodedNameAsBytes(), to);
-                        moves++;
+                    for (TableName table : tables) {
+                        for (RegionInfo region : admin.getRegions(table)) {
+                            admin.move(region.getEncodedNameAsBytes(), otherServer(table, region));
+                            moves++;
+                        }
                     }
+                    rounds++;
                     Thread.sleep(MOVE_INTERVAL.toMillis());
                 }
             }
@@ -103,30 +148,45 @@ class RelocatedClientRegionMoveITCase {
 
         String text = Files.readString(output, StandardCharsets.UTF_8);
         List<String> failures =
-                text.lines().filter(line -> line.startsWith("stream of checkpoint ")).collect(Collectors.toList());
-        String summary = text.lines().filter(line -> line.startsWith("streams ")).findFirst().orElse("no summary");
+                text.lines()
+                        .filter(line -> line.startsWith("stream of checkpoint ") || line.startsWith("put of the connector's"))
+                        .collect(Collectors.toList());
+        String summary = summary(text, "streams ");
+        String connectorSummary = summary(text, "connector puts ");
         RELIABILITY.record(
-                "the table's region moved to the other of 2 region servers, again and again for "
-                        + LOOP_SECONDS + " s, while 200 KB streams are written, read back and discarded",
-                (failures.isEmpty() && loop.exitValue() == 0 ? "every stream read back equal and gone after its discard"
+                "with " + jars.description + ", the tables' regions moved to the other of 2 region servers, again and"
+                        + " again for " + LOOP_SECONDS + " s, while 200 KB streams are written, read back and discarded"
+                        + (jars.withConnector() ? " and the connector's client puts and gets rows" : ""),
+                (failures.isEmpty() && loop.exitValue() == 0
+                                ? "every stream read back equal and gone after its discard"
+                                        + (jars.withConnector() ? ", every row of the connector's client read back" : "")
                                 : "first failure: " + (failures.isEmpty() ? "exit code " + loop.exitValue() : failures.get(0)))
-                        + " (" + summary + ", " + moves + " moves)");
+                        + " (" + summary + (jars.withConnector() ? ", " + connectorSummary : "") + ", " + moves + " moves)");
 
-        assertThat(moves).as("region moves while the streams were written").isGreaterThanOrEqualTo(5);
-        assertThat(failures).as("failed streams, output in %s", output).isEmpty();
+        // A move takes about 1.5 s here: 15 s make 4 to 6 rounds of moves of every table.
+        assertThat(rounds).as("rounds of region moves (%s moves) while the streams were written", moves)
+                .isGreaterThanOrEqualTo(3);
+        assertThat(failures).as("failed streams and puts, output in %s", output).isEmpty();
         assertThat(loop.exitValue()).as("exit code of the stream loop, output:\n%s", text).isZero();
         assertThat(summary).matches("streams [1-9][0-9]* failed 0");
+        if (jars.withConnector()) {
+            assertThat(connectorSummary).matches("connector puts [1-9][0-9]* failed 0");
+        }
     }
 
-    /** The stream loop in a JVM with Flink's distribution, the Hadoop client and the plugin's -flink-lib jar. */
-    private static Process startLoop(Path work) throws Exception {
-        List<String> classpath =
-                List.of(
-                        DeployClasspath.of("flink", work),
-                        DeployClasspath.of("hadoop", work),
-                        PluginJars.flinkLib("flink-hbase-checkpoint").toString(),
-                        Paths.get(CheckpointStreamLoop.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                                .toString());
+    private static String summary(String output, String prefix) {
+        return output.lines().filter(line -> line.startsWith(prefix)).findFirst().orElse("no '" + prefix + "' summary");
+    }
+
+    /** The stream loop in a JVM with Flink's distribution, the Hadoop client and {@code jars}. */
+    private static Process startLoop(Path work, Jars jars, Path output) throws Exception {
+        List<String> classpath = new ArrayList<>();
+        classpath.add(DeployClasspath.of("flink", work));
+        classpath.add(DeployClasspath.of("hadoop", work));
+        classpath.addAll(jars.classpath());
+        classpath.add(
+                Paths.get(CheckpointStreamLoop.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                        .toString());
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
@@ -134,10 +194,10 @@ class RelocatedClientRegionMoveITCase {
         command.addAll(List.of("-cp", String.join(File.pathSeparator, classpath), CheckpointStreamLoop.class.getName()));
         command.addAll(List.of(
                 "localhost:" + hbase.getZkCluster().getClientPort(), TABLE, Integer.toString(LOOP_SECONDS)));
-        return new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(work.resolve("loop.out").toFile())
-                .start();
+        if (jars.withConnector()) {
+            command.add(CONNECTOR_TABLE);
+        }
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     }
 
     private static void waitForReady(Process loop, Path output) throws Exception {

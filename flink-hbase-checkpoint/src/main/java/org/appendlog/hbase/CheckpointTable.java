@@ -92,14 +92,16 @@ final class CheckpointTable implements Closeable {
     private final byte[] family;
     private final RowKeys keys;
     private final CheckpointTableMetrics metrics;
+    private final RegionMoveRetry regionMoves;
 
     private CheckpointTable(
-            Connection connection, TableName tableName, byte[] family, RowKeys keys) {
+            Connection connection, TableName tableName, byte[] family, RowKeys keys, Configuration conf) {
         this.connection = connection;
         this.tableName = tableName;
         this.family = family;
         this.keys = keys;
         this.metrics = CheckpointTableMetrics.of(tableName.getNameAsString());
+        this.regionMoves = new RegionMoveRetry(connection, tableName.getNameAsString(), conf);
     }
 
     /** What this process wrote to and deleted from the table. */
@@ -128,7 +130,7 @@ final class CheckpointTable implements Closeable {
                 }
                 saltBuckets = saltBuckets(admin.getDescriptor(name), family, settings);
             }
-            return new CheckpointTable(connection, name, family, new RowKeys(saltBuckets));
+            return new CheckpointTable(connection, name, family, new RowKeys(saltBuckets), conf);
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
@@ -299,12 +301,16 @@ final class CheckpointTable implements Closeable {
         Put put = lengthPut(streamKey, length, durability);
         try (Table table = connection.getTable(tableName)) {
             long start = System.nanoTime();
+            // A region server that answers "moved" has not applied it: asking again is safe.
             boolean stored =
-                    table.checkAndMutate(
-                                    CheckAndMutate.newBuilder(put.getRow())
-                                            .ifNotExists(family, DATA_QUALIFIER)
-                                            .build(put))
-                            .isSuccess();
+                    regionMoves.run(
+                            Bytes.toStringBinary(put.getRow()),
+                            () ->
+                                    table.checkAndMutate(
+                                                    CheckAndMutate.newBuilder(put.getRow())
+                                                            .ifNotExists(family, DATA_QUALIFIER)
+                                                            .build(put))
+                                            .isSuccess());
             metrics.written(stored ? 1 : 0, stored ? Long.BYTES : 0, System.nanoTime() - start);
             return stored;
         } catch (IOException e) {
@@ -316,8 +322,12 @@ final class CheckpointTable implements Closeable {
     /** The recorded length of a stream, or null if none was (a metadata stream never committed). */
     @Nullable
     Long committedLength(String streamKey) throws IOException {
+        byte[] row = keys.lengthRow(streamKey);
         try (Table table = connection.getTable(tableName)) {
-            Result result = table.get(new Get(keys.lengthRow(streamKey)).addColumn(family, DATA_QUALIFIER));
+            Result result =
+                    regionMoves.run(
+                            Bytes.toStringBinary(row),
+                            () -> table.get(new Get(row).addColumn(family, DATA_QUALIFIER)));
             byte[] value = result.getValue(family, DATA_QUALIFIER);
             return value == null ? null : Bytes.toLong(value);
         }
@@ -330,9 +340,11 @@ final class CheckpointTable implements Closeable {
      */
     @Nullable
     Chunk chunkAt(String streamKey, long position) throws IOException {
+        byte[] exact = keys.chunkRow(streamKey, position);
         try (Table table = connection.getTable(tableName)) {
-            byte[] exact = keys.chunkRow(streamKey, position);
-            Result result = table.get(new Get(exact).addColumn(family, DATA_QUALIFIER));
+            Result result =
+                    regionMoves.run(
+                            Bytes.toStringBinary(exact), () -> table.get(new Get(exact).addColumn(family, DATA_QUALIFIER)));
             if (result.isEmpty()) {
                 result = lastChunkAtOrBelow(table, streamKey, exact, true);
             }
@@ -374,6 +386,13 @@ final class CheckpointTable implements Closeable {
 
     @Nullable
     private Result lastChunkAtOrBelow(Table table, String streamKey, byte[] start, boolean inclusive)
+            throws IOException {
+        return regionMoves.run(
+                Bytes.toStringBinary(start), () -> lastChunkAtOrBelowOnce(table, streamKey, start, inclusive));
+    }
+
+    @Nullable
+    private Result lastChunkAtOrBelowOnce(Table table, String streamKey, byte[] start, boolean inclusive)
             throws IOException {
         Scan scan =
                 new Scan()
@@ -435,7 +454,8 @@ final class CheckpointTable implements Closeable {
             for (int attempt = 1; ; attempt++) {
                 interrupted |= Thread.interrupted();
                 try {
-                    return deleteRowsOnce(scans.get());
+                    return regionMoves.run(
+                            Bytes.toStringBinary(scans.get().getStartRow()), () -> deleteRowsOnce(scans.get()));
                 } catch (IOException | UncheckedIOException e) {
                     if (!isInterruption(e) || attempt == MAX_INTERRUPTED_DELETES) {
                         throw e instanceof UncheckedIOException

@@ -33,6 +33,9 @@ import java.util.Arrays;
  * another (Flink closes them through the snapshot's closeable registry). Sending chunks, finishing
  * and discarding therefore hold the writer's lock: once discarded, no chunk reaches HBase after
  * the delete, and a finished stream, whose handle was returned, is never deleted.
+ *
+ * <p>It also keeps what the state and metadata streams share as {@code FSDataOutputStream}s: whether the
+ * stream is closed, and that closing it without a result abandons it.
  */
 final class ChunkedStreamWriter {
 
@@ -56,6 +59,8 @@ final class ChunkedStreamWriter {
     private BufferedMutator mutator;
     private boolean discarded;
     private boolean finished;
+    /** Closed by its stream: with a result ({@link #closeForResult}) or abandoned ({@link #close}). */
+    private volatile boolean closed;
 
     ChunkedStreamWriter(HBaseStorageSettings settings, String streamKey) {
         this.settings = settings;
@@ -70,11 +75,13 @@ final class ChunkedStreamWriter {
     }
 
     void write(int b) throws IOException {
+        ensureOpen();
         ensureRoom();
         buffer[buffered++] = (byte) b;
     }
 
     void write(byte[] bytes, int offset, int length) throws IOException {
+        ensureOpen();
         while (length > 0) {
             ensureRoom();
             int n = Math.min(length, buffer.length - buffered);
@@ -138,7 +145,8 @@ final class ChunkedStreamWriter {
     }
 
     /** Sends every chunk written so far and waits until HBase has acknowledged them. */
-    synchronized void flushShipped() throws IOException {
+    synchronized void sync() throws IOException {
+        ensureOpen();
         if (mutator != null) {
             flushMutator();
         }
@@ -169,6 +177,26 @@ final class ChunkedStreamWriter {
         finished = true;
         LOG.debug("Wrote {} bytes to {}", written, uri());
         return written;
+    }
+
+    /** Marks the stream closed, for its caller to finish it (or keep it inline). Fails if it was closed. */
+    void closeForResult() throws IOException {
+        ensureOpen();
+        closed = true;
+    }
+
+    /** Closing without a result abandons the stream (e.g. a cancelled checkpoint): its rows go. */
+    void close() {
+        if (!closed) {
+            closed = true;
+            discard();
+        }
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("Checkpoint stream " + uri() + " is already closed");
+        }
     }
 
     private void ensureNotDiscarded() throws IOException {

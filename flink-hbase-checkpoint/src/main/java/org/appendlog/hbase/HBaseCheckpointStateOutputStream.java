@@ -36,7 +36,6 @@ final class HBaseCheckpointStateOutputStream extends CheckpointStateOutputStream
 
     private final ChunkedStreamWriter writer;
     private final int inlineThreshold;
-    private volatile boolean closed;
 
     HBaseCheckpointStateOutputStream(HBaseStorageSettings settings, String streamKey) {
         this.writer = new ChunkedStreamWriter(settings, streamKey);
@@ -45,13 +44,11 @@ final class HBaseCheckpointStateOutputStream extends CheckpointStateOutputStream
 
     @Override
     public void write(int b) throws IOException {
-        ensureOpen();
         writer.write(b);
     }
 
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
-        ensureOpen();
         writer.write(bytes, offset, length);
     }
 
@@ -66,15 +63,13 @@ final class HBaseCheckpointStateOutputStream extends CheckpointStateOutputStream
 
     @Override
     public void sync() throws IOException {
-        ensureOpen();
-        writer.flushShipped();
+        writer.sync();
     }
 
     @Override
     @Nullable
     public StreamStateHandle closeAndGetHandle() throws IOException {
-        ensureOpen();
-        closed = true;
+        writer.closeForResult();
         // Nothing written: no state, as Flink's file streams say (an operator that opened raw
         // state and wrote nothing has none, and a restore need not map it).
         if (writer.position() == 0) {
@@ -92,18 +87,8 @@ final class HBaseCheckpointStateOutputStream extends CheckpointStateOutputStream
         }
     }
 
-    /** Closing without a handle abandons the stream (e.g. a cancelled checkpoint): its rows go. */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
-            writer.discard();
-        }
-    }
-
-    private void ensureOpen() throws IOException {
-        if (closed) {
-            throw new IOException("Checkpoint stream " + writer.uri() + " is already closed");
-        }
+        writer.close();
     }
 }

@@ -35,7 +35,6 @@ final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
     private final ChunkedStreamWriter writer;
     private final FailedCheckpointDirectories failedCheckpoints;
     private final Runnable onCommitted;
-    private volatile boolean closed;
 
     HBaseMetadataOutputStream(
             HBaseStorageSettings settings,
@@ -52,13 +51,11 @@ final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
 
     @Override
     public void write(int b) throws IOException {
-        ensureOpen();
         writer.write(b);
     }
 
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
-        ensureOpen();
         writer.write(bytes, offset, length);
     }
 
@@ -72,14 +69,12 @@ final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
 
     @Override
     public void sync() throws IOException {
-        ensureOpen();
-        writer.flushShipped();
+        writer.sync();
     }
 
     @Override
     public CompletedCheckpointStorageLocation closeAndFinalizeCheckpoint() throws IOException {
-        ensureOpen();
-        closed = true;
+        writer.closeForResult();
         boolean committed;
         long length;
         try {
@@ -119,17 +114,9 @@ final class HBaseMetadataOutputStream extends CheckpointMetadataOutputStream {
                         + " other run.");
     }
 
+    /** Closing without finalizing abandons the metadata: its rows go. */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
-            writer.discard();
-        }
-    }
-
-    private void ensureOpen() throws IOException {
-        if (closed) {
-            throw new IOException("Metadata stream of " + pointer + " is already closed");
-        }
+        writer.close();
     }
 }

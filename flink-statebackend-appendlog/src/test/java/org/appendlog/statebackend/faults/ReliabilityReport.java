@@ -70,7 +70,7 @@ public final class ReliabilityReport {
         TITLES.put("hbase-job-id", "HBase storage: a new run under the job id of a run with a retained checkpoint (`HBaseCheckpointStorageJobITCase`)");
         TITLES.put("log-tool-input", "Log tool (`appendlog-log`): a damaged log, bad arguments, a missing path, an unreachable NameNode (`LogToolCommandTest`)");
         TITLES.put("log-tool-hdfs", "Log tool (`appendlog-log`) on HDFS: a good and a damaged log (`LogToolCommandOnHdfsTest`)");
-        TITLES.put("hbase-region-moves", "HBase storage: the `-flink-lib` jar's relocated client while the table's region moves between region servers (`RelocatedClientRegionMoveITCase`)");
+        TITLES.put("hbase-region-moves", "HBase storage: the `-flink-lib` jar's relocated client, alone and next to Flink's HBase SQL connector jar, while the tables' regions move between region servers (`RelocatedClientRegionMoveITCase`)");
         TITLES.put("hbase-input", "HBase storage: bad options (`HBaseInputValidationTest`)");
         TITLES.put("hbase-security", "HBase storage on a Kerberos-secured HBase with access control: a job logged in through Flink, a principal without rights (`SecuredHBaseCheckpointStorageITCase`)");
         TITLES.put("hbase-delegation-tokens", "HBase storage with delegation tokens of 10 s: a user with tokens only, tokens replaced by Flink's token manager, a relogin (`HBaseCheckpointTokenITCase`)");
