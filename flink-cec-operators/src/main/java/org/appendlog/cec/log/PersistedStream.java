@@ -114,7 +114,7 @@ public final class PersistedStream {
 
     /**
      * Deletes every commit marker of the subtask stream, so that readers no longer see any of it: a
-     * restore from a checkpoint older than the stream abandoned it. Its segments stay.
+     * restore from a checkpoint the stream does not descend from abandoned it. Its segments stay.
      */
     public static void withdraw(FileSystem fs, Path directory) throws IOException {
         List<Path> commits = NumberedMarkers.list(fs, directory, COMMIT_PREFIX);

@@ -68,10 +68,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -277,6 +279,14 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         if (rescaled) {
             older.addAll(restored); // the generation this restore leaves behind
         }
+        Set<Long> lineage = new HashSet<>();
+        lineage.add(generation);
+        for (CheckpointedPosition position : restored) {
+            lineage.add(position.generation);
+        }
+        for (CheckpointedPosition position : older) {
+            lineage.add(position.generation);
+        }
         adopted = new ArrayList<>();
         for (CheckpointedPosition position : older) {
             if (position.subtask % parallelism == subtask) {
@@ -294,7 +304,7 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
         } else {
             startNewStream();
         }
-        withdrawLaterGenerations(restoredCheckpoint);
+        withdrawOtherBranches(lineage);
     }
 
     /** Fails if another operator writes the same directory: the two would commit over each other. */
@@ -425,16 +435,17 @@ public final class CecWindowOperator<K, IN, ACC, OUT, W extends Window>
     }
 
     /**
-     * Withdraws the streams of generations that started at or after the restored checkpoint, but
-     * this subtask's own: this run abandoned them, and readers must not see their results next to
-     * the ones it writes again. Each subtask takes the old subtask indexes congruent to its own.
+     * Withdraws the streams of every generation outside {@code lineage}, the generations the restored
+     * state descends from (its own streams and the old streams it adopted) and this subtask's own:
+     * they belong to runs this restore abandoned, later ones or, after going back to an older
+     * checkpoint, a branch that an earlier restore started, and readers must not see their results
+     * next to the ones written again here. Each subtask takes the old subtask indexes congruent to its
+     * own.
      */
-    private void withdrawLaterGenerations(long restoredCheckpoint) throws IOException {
+    private void withdrawOtherBranches(Set<Long> lineage) throws IOException {
         int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
         for (Path stream : PersistedStream.subtaskDirectories(fs, options.logPath())) {
-            long streamGeneration = PersistedStream.generationOf(stream);
-            if (streamGeneration != generation
-                    && streamGeneration >= restoredCheckpoint
+            if (!lineage.contains(PersistedStream.generationOf(stream))
                     && PersistedStream.subtaskOf(stream) % parallelism == subtaskIndex()) {
                 PersistedStream.withdraw(fs, stream);
             }

@@ -85,6 +85,7 @@ import java.nio.file.Files;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -139,8 +140,14 @@ class CecRescaleTest {
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            CecMiniCluster.withFourSlots(REPORTER.addToConfiguration(new Configuration()));
+    static final MiniClusterExtension MINI_CLUSTER = CecMiniCluster.withFourSlots(clusterConfiguration());
+
+    private static Configuration clusterConfiguration() {
+        Configuration config = REPORTER.addToConfiguration(new Configuration());
+        // Every checkpoint of a run, so that a test can also go back to an earlier one.
+        config.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 100);
+        return config;
+    }
 
     /** RESULTs forwarded by a run that fails once ({@link FailOnce}), over its attempts. */
     static final AtomicInteger RESULTS_FORWARDED = new AtomicInteger();
@@ -316,6 +323,54 @@ class CecRescaleTest {
         }
         assertThat(committed).as("the streams after 2 -> 3 -> 1, each committed").isEqualTo(streams);
         return new Rescaled(retained, type);
+    }
+
+    /**
+     * Back to a later checkpoint of the old parallelism after a rescale had branched off an earlier
+     * one: that branch's generation is not in the restored state's lineage, so the restore withdraws
+     * its streams, though the branch started before the restored checkpoint.
+     */
+    @Test
+    void goingBackPastARescaledBranchWithdrawsThatBranch() throws Exception {
+        File dir = new File(tmp, "stream");
+        Path root = new Path(dir.toURI());
+        List<String> expected = windowOperatorResults(Windows.SLIDING_EVENT_TIME);
+        runAndCancel(Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir);
+        List<File> retained = retainedCheckpoints(new File(tmp, "checkpoints"));
+        File earlier = retained.get(0);
+        File later = retained.get(retained.size() - 1);
+        long branchedAt = checkpointIdOf(earlier);
+        assertThat(branchedAt).as("the earlier retained checkpoint").isLessThan(checkpointIdOf(later));
+
+        StreamExecutionEnvironment branch = CecMiniCluster.environment(3, restoreFrom(earlier.toURI().toString()));
+        job(branch, Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir, PACED);
+        JobClient branchRunning = branch.executeAsync("branch at parallelism 3");
+        awaitCommitAfter(PersistedStream.subtaskDirectory(root, branchedAt, 0), branchedAt + 2);
+        branchRunning.cancel().get();
+        while (!branchRunning.getJobStatus().get().isGloballyTerminalState()) {
+            Thread.sleep(20);
+        }
+        Map<String, Boolean> streams = new TreeMap<>();
+        for (String name : new String[] {"subtask-0000", "subtask-0001", "subtask-0000-gen-" + branchedAt,
+                "subtask-0001-gen-" + branchedAt, "subtask-0002-gen-" + branchedAt}) {
+            streams.put(name, true);
+        }
+        assertThat(committedStreams(root)).as("the streams after the branch at parallelism 3").isEqualTo(streams);
+
+        StreamExecutionEnvironment back = CecMiniCluster.environment(2, restoreFrom(later.toURI().toString()));
+        TypeInformation<CecRecord<String, Window, Long, Long>> type =
+                job(back, Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir, 0);
+        back.execute("back to the later parallelism-2 checkpoint");
+        streams.replaceAll((name, committed) -> !name.contains("-gen-"));
+        assertThat(committedStreams(root)).as("the streams after going back past the branch, committed or withdrawn")
+                .isEqualTo(streams);
+        assertThat(history(dir, type, Windows.SLIDING_EVENT_TIME)).as("RESULTs after going back past the branch")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        RELIABILITY.record(
+                "eventual, sliding event-time windows: parallelism 2 cancelled; its earlier retained checkpoint "
+                        + "restored at 3 and cancelled after commits; its later retained checkpoint restored at 2",
+                "the 3 streams of the abandoned parallelism-3 branch withdrawn; the history holds exactly "
+                        + "WindowOperator's " + expected.size() + " RESULTs");
     }
 
     @Test
@@ -694,11 +749,19 @@ class CecRescaleTest {
     }
 
     private static File latestRetainedCheckpoint(File checkpoints) throws IOException {
+        List<File> retained = retainedCheckpoints(checkpoints);
+        return retained.get(retained.size() - 1);
+    }
+
+    /** The retained checkpoints under {@code checkpoints}, oldest first; at least one. */
+    private static List<File> retainedCheckpoints(File checkpoints) throws IOException {
         try (Stream<java.nio.file.Path> files = Files.walk(checkpoints.toPath())) {
-            return files.filter(f -> f.getFileName().toString().equals("_metadata"))
+            List<File> retained = files.filter(f -> f.getFileName().toString().equals("_metadata"))
                     .map(f -> f.getParent().toFile())
-                    .max((a, b) -> Long.compare(checkpointIdOf(a), checkpointIdOf(b)))
-                    .orElseThrow(() -> new AssertionError("no retained checkpoint under " + checkpoints));
+                    .sorted(Comparator.comparingLong(CecRescaleTest::checkpointIdOf))
+                    .collect(Collectors.toList());
+            assertThat(retained).as("retained checkpoints under " + checkpoints).isNotEmpty();
+            return retained;
         }
     }
 
