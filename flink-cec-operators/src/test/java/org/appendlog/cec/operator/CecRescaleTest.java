@@ -456,7 +456,10 @@ class CecRescaleTest {
         StreamExecutionEnvironment three = CecMiniCluster.environment(3, restoreFrom(retained.toURI().toString()));
         job(three, Windows.SLIDING_EVENT_TIME, options.build(), PACED, 0, true);
         JobClient threeRunning = three.executeAsync("parallelism 3");
-        awaitCommitAfter(PersistedStream.subtaskDirectory(root, checkpoint, 0), checkpoint);
+        // Something for the retention to prune in every new stream too: a commit past its first segment.
+        for (int subtask = 0; subtask < 3; subtask++) {
+            awaitCommitPastFirstSegment(PersistedStream.subtaskDirectory(root, checkpoint, subtask));
+        }
         String savepoint =
                 threeRunning.stopWithSavepoint(
                                 false, new File(tmp, "savepoints").toURI().toString(), SavepointFormatType.CANONICAL)
@@ -726,6 +729,20 @@ class CecRescaleTest {
             Thread.sleep(20);
         }
         throw new AssertionError("no commit after checkpoint " + checkpointId + " in " + directory + " within 60 s");
+    }
+
+    /** Waits until the stream in {@code directory} has a commit that ends after its first segment. */
+    private static void awaitCommitPastFirstSegment(Path directory) throws Exception {
+        FileSystem fs = FileSystem.getLocalFileSystem();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            Optional<CommitMarker> commit = PersistedStream.latestCommit(fs, directory);
+            if (commit.isPresent() && LogWriter.sequenceOf(commit.get().end().segment()) > 0) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no commit past the first segment in " + directory + " within 60 s");
     }
 
     /** Each stream directory's name, and whether it has a commit. */
