@@ -21,12 +21,12 @@ import org.appendlog.statebackend.AppendLogStateBackend;
 import org.appendlog.statebackend.faults.Fault.Op;
 import org.appendlog.statebackend.faults.FaultHarness.Completed;
 
+import org.appendlog.testing.MiniHdfs;
+
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 
-import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.apache.hadoop.hdfs.MiniDFSCluster.DataNodeProperties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,7 +36,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
 import java.util.concurrent.RunnableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The log and the checkpoints on a real HDFS ({@code MiniDFSCluster}, one NameNode, one
@@ -49,7 +48,7 @@ class DataNodeRestartTest {
     private static final ReliabilityLog RELIABILITY = ReliabilityLog.of("hdfs-datanode");
 
     @TempDir static Path base;
-    private static MiniDFSCluster hdfs;
+    private static MiniHdfs hdfs;
     private static int run;
 
     /** When, and how, the DataNode goes away. */
@@ -80,26 +79,26 @@ class DataNodeRestartTest {
     @BeforeAll
     static void startHdfs() throws Exception {
         org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
-        conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, base.resolve("hdfs").toString());
         // Fail fast instead of retrying for minutes while the only DataNode is away.
         conf.setInt("dfs.client.block.write.locateFollowingBlock.retries", 2);
         conf.setInt("ipc.client.connect.max.retries", 2);
-        hdfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
-        hdfs.waitActive();
-        FaultyFileSystem.delegateTo("hdfs://localhost:" + hdfs.getNameNodePort());
+        hdfs = new MiniHdfs(base.resolve("hdfs"), conf);
+        FaultyFileSystem.delegateTo(hdfs.root());
     }
 
     @AfterAll
     static void stopHdfs() {
         FaultyFileSystem.delegateTo("file://");
         if (hdfs != null) {
-            hdfs.shutdown();
+            hdfs.close();
         }
     }
 
+    /** Each case starts with the DataNode up, whatever the case before it left. */
     @AfterEach
-    void disarm() {
+    void disarm() throws Exception {
         Fault.disarm();
+        hdfs.startDataNode();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -112,20 +111,12 @@ class DataNodeRestartTest {
         AppendLogStateBackend stateBackend = new AppendLogStateBackend().configure(config, getClass().getClassLoader());
         String checkpoints = root + "/checkpoints";
 
-        AtomicReference<DataNodeProperties> stopped = new AtomicReference<>();
         Fault fault =
                 Fault.callback(
                         moment.op,
                         moment.path,
                         1,
-                        () -> {
-                            if (moment.restartAtOnce) {
-                                hdfs.restartDataNode(0, true);
-                                hdfs.waitActive();
-                            } else {
-                                stopped.set(hdfs.stopDataNode(0));
-                            }
-                        });
+                        moment.restartAtOnce ? hdfs::restartDataNode : hdfs::stopDataNode);
         try (FaultHarness writer = FaultHarness.open(stateBackend, checkpoints)) {
             for (int key = 0; key < 500; key++) {
                 writer.put(key, key);
@@ -144,10 +135,7 @@ class DataNodeRestartTest {
             RunnableFuture<SnapshotResult<KeyedStateHandle>> third = writer.snapshot(3);
             third.run();
             Fault.disarm();
-            if (stopped.get() != null) {
-                hdfs.restartDataNode(stopped.get(), true);
-                hdfs.waitActive();
-            }
+            hdfs.startDataNode();
             org.assertj.core.api.Assertions.assertThat(fault.hasFired()).isTrue();
             String failure = FaultHarness.failureOf(third);
             Completed last = failure == null ? writer.complete(3, third.get()) : second;

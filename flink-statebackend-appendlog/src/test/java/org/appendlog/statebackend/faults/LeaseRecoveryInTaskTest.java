@@ -19,6 +19,7 @@ package org.appendlog.statebackend.faults;
 import org.appendlog.statebackend.AppendLogOptions;
 import org.appendlog.statebackend.AppendLogStateBackend;
 import org.appendlog.statebackend.faults.FaultHarness.Completed;
+import org.appendlog.testing.MiniHdfs;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.FileSystem;
@@ -29,7 +30,6 @@ import org.apache.flink.core.plugin.PluginManager;
 import org.apache.flink.runtime.fs.hdfs.HadoopFsFactory;
 import org.apache.flink.util.WrappingProxy;
 
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -63,21 +63,18 @@ class LeaseRecoveryInTaskTest {
     private static final long RESTORE_LIMIT_MILLIS = 20_000;
 
     @TempDir static java.nio.file.Path base;
-    private static MiniDFSCluster hdfs;
+    private static MiniHdfs hdfs;
     private static int run;
 
     @BeforeAll
     static void startHdfs() throws Exception {
-        org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
-        conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, base.resolve("hdfs").toString());
-        hdfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
-        hdfs.waitActive();
+        hdfs = new MiniHdfs(base.resolve("hdfs"));
     }
 
     @AfterAll
     static void stopHdfs() {
         if (hdfs != null) {
-            hdfs.shutdown();
+            hdfs.close();
         }
     }
 
@@ -92,7 +89,7 @@ class LeaseRecoveryInTaskTest {
         if (asPlugin) {
             FileSystem.initialize(new Configuration(), new HdfsPlugin());
         }
-        String root = "hdfs://localhost:" + hdfs.getNameNodePort() + "/run-" + (++run);
+        String root = hdfs.root() + "/run-" + (++run);
         Configuration config = new Configuration();
         config.set(AppendLogOptions.LOG_DIR, root + "/log");
         config.set(AppendLogOptions.COMPACTION_ENABLED, false);
@@ -110,8 +107,7 @@ class LeaseRecoveryInTaskTest {
             writer.put(key, 1000 + key);
         }
         Completed second = writer.checkpoint(2);
-        hdfs.restartDataNode(0, true);
-        hdfs.waitActive();
+        hdfs.restartDataNode();
 
         long start = System.nanoTime();
         String wrappers =
