@@ -16,14 +16,13 @@
 
 package org.appendlog.e2e;
 
+import org.appendlog.testing.ListeningPorts;
+
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,7 +36,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -50,8 +48,6 @@ import java.util.stream.Stream;
 final class DeployedCluster implements AutoCloseable {
 
     private static final Duration SCRIPT_TIMEOUT = Duration.ofMinutes(4);
-    /** Above the well-known and common service ports. */
-    private static final int LOWEST_PORT = 20000;
 
     private final Path repo;
     private final Path work;
@@ -59,7 +55,6 @@ final class DeployedCluster implements AutoCloseable {
     private final List<Long> startedPids = new ArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
     private final ObjectMapper json = new ObjectMapper();
-    private final Random random = new Random();
     private final Thread shutdownHook = new Thread(this::killRecorded, "deployed-cluster-cleanup");
     private final int restPort;
     private final int namenodeHttpPort;
@@ -68,6 +63,7 @@ final class DeployedCluster implements AutoCloseable {
         this.repo = repo;
         this.work = work;
         env.put("APPENDLOG_DEPLOY_DIR", work.toString());
+        ListeningPorts ports = new ListeningPorts();
         for (String port :
                 List.of(
                         "REST_PORT",
@@ -80,7 +76,7 @@ final class DeployedCluster implements AutoCloseable {
                         "HBASE_MASTER_PORT",
                         "HBASE_REGIONSERVER_PORT",
                         "JOBMANAGER_RPC_PORT")) {
-            env.put(port, Integer.toString(freePort()));
+            env.put(port, Integer.toString(ports.next()));
         }
         this.restPort = Integer.parseInt(env.get("REST_PORT"));
         this.namenodeHttpPort = Integer.parseInt(env.get("NAMENODE_HTTP_PORT"));
@@ -218,42 +214,5 @@ final class DeployedCluster implements AutoCloseable {
     private static void killTree(ProcessHandle process) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
-    }
-
-    /**
-     * A free loopback port below the kernel's ephemeral range, not handed out before. A port from
-     * that range ({@code new ServerSocket(0)}) can go to some process's outgoing connection before
-     * the server meant to listen on it starts, and the scripts start the servers one after another
-     * (seen: the HBase master could not bind its port while HDFS was up); ports below the range are
-     * never given to outgoing connections.
-     */
-    private int freePort() throws IOException {
-        int high = ephemeralPortsStart() - 1;
-        for (int attempt = 0; attempt < 1000; attempt++) {
-            int port = LOWEST_PORT + random.nextInt(high - LOWEST_PORT + 1);
-            if (!env.containsValue(Integer.toString(port)) && bindable(port)) {
-                return port;
-            }
-        }
-        throw new IOException("No free port between " + LOWEST_PORT + " and " + high);
-    }
-
-    private static boolean bindable(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    /** Where Linux starts handing out ports for outgoing connections (its default if unknown). */
-    private static int ephemeralPortsStart() {
-        try {
-            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-            return Math.max(LOWEST_PORT + 1000, Integer.parseInt(range.split("\\s+")[0]));
-        } catch (IOException | RuntimeException e) {
-            return 32768;
-        }
     }
 }

@@ -21,24 +21,14 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.MiniDFSCluster.DataNodeProperties;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A NameNode and one DataNode in this JVM, their files under a given directory. The DataNode
  * can be stopped and restarted; it comes back on its own ports, as a DataNode with configured
- * ports does.
+ * ports does ({@link ListeningPorts}).
  */
 public final class MiniHdfs implements AutoCloseable {
-
-    /**
-     * Below Linux's ephemeral range (32768 and up): an outgoing connection could otherwise take a
-     * stopped DataNode's port as its local port, and the DataNode could not come back on it.
-     */
-    private static final int FIRST_PORT = 20_000;
-    private static final int LAST_PORT = 32_000;
 
     private final MiniDFSCluster cluster;
     private DataNodeProperties stopped;
@@ -50,9 +40,10 @@ public final class MiniHdfs implements AutoCloseable {
     /** A cluster with the given client and server settings. */
     public MiniHdfs(Path baseDir, Configuration conf) throws IOException {
         conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, baseDir.toAbsolutePath().toString());
-        conf.set("dfs.datanode.address", "127.0.0.1:" + freePort());
-        conf.set("dfs.datanode.ipc.address", "127.0.0.1:" + freePort());
-        conf.set("dfs.datanode.http.address", "127.0.0.1:" + freePort());
+        ListeningPorts ports = new ListeningPorts();
+        conf.set("dfs.datanode.address", "127.0.0.1:" + ports.next());
+        conf.set("dfs.datanode.ipc.address", "127.0.0.1:" + ports.next());
+        conf.set("dfs.datanode.http.address", "127.0.0.1:" + ports.next());
         cluster =
                 new MiniDFSCluster.Builder(conf)
                         .numDataNodes(1)
@@ -99,20 +90,5 @@ public final class MiniHdfs implements AutoCloseable {
     @Override
     public void close() {
         cluster.shutdown();
-    }
-
-    private static int freePort() throws IOException {
-        InetAddress loopback = InetAddress.getLoopbackAddress();
-        int span = LAST_PORT - FIRST_PORT;
-        int start = ThreadLocalRandom.current().nextInt(span);
-        for (int i = 0; i < span; i++) {
-            int port = FIRST_PORT + (start + i) % span;
-            try (ServerSocket probe = new ServerSocket(port, 1, loopback)) {
-                return port;
-            } catch (IOException taken) {
-                // try the next one
-            }
-        }
-        throw new IOException("No free port between " + FIRST_PORT + " and " + LAST_PORT);
     }
 }
