@@ -19,6 +19,7 @@ package org.appendlog.statebackend.index;
 import org.appendlog.statebackend.memory.ArenaCompaction;
 import org.appendlog.statebackend.memory.CacheWarmup;
 import org.appendlog.statebackend.memory.KeyBytes;
+import org.appendlog.statebackend.memory.LinearProbing;
 import org.appendlog.statebackend.memory.TaggedSlots;
 
 import javax.annotation.Nullable;
@@ -37,7 +38,8 @@ import java.util.Arrays;
  *
  * <p>Every byte here is per live entry, on top of what the heap state holds, so the layout is
  * tight: the table's slots are ints that tag an entry number with a few bits of the hash ({@link
- * TaggedSlots}), and the arrays grow by a quarter, not double.
+ * TaggedSlots}), the table is kept fuller than half ({@link LinearProbing}), and it and the
+ * arrays grow by a quarter, not double.
  */
 final class KeyGroupIndex {
 
@@ -46,7 +48,7 @@ final class KeyGroupIndex {
     private static final int INITIAL_ENTRY_BITS = 20;
 
     private final LogIndex.Segments segments;
-    private int[] slots = new int[16];
+    private int[] slots = new int[LinearProbing.MIN_SLOTS];
     private int entryBits = INITIAL_ENTRY_BITS;
     private int entryMask = TaggedSlots.entryMask(INITIAL_ENTRY_BITS);
     private int size;
@@ -268,8 +270,9 @@ final class KeyGroupIndex {
 
     /** The slot of the entry, or -1. */
     private int find(int hash, int state, byte[] key, int offset, int length) {
-        int mask = slots.length - 1;
-        for (int slot = hash & mask; slots[slot] != 0; slot = (slot + 1) & mask) {
+        for (int slot = LinearProbing.home(hash, slots.length);
+                slots[slot] != 0;
+                slot = LinearProbing.next(slot, slots.length)) {
             int occupant = slots[slot];
             if (TaggedSlots.tagMatches(occupant, hash, entryMask)
                     && sameKey(entryOf(occupant), state, key, offset, length)) {
@@ -301,15 +304,14 @@ final class KeyGroupIndex {
 
     /** Backward-shift deletion: later slots of the probe run move up, so no tombstones remain. */
     private void deleteSlot(int hole) {
-        int mask = slots.length - 1;
         int next = hole;
         while (true) {
-            next = (next + 1) & mask;
+            next = LinearProbing.next(next, slots.length);
             int occupant = slots[next];
             if (occupant == 0) {
                 break;
             }
-            int home = hashOf(entryOf(occupant)) & mask;
+            int home = LinearProbing.home(hashOf(entryOf(occupant)), slots.length);
             boolean staysBehindHole =
                     hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
             if (!staysBehindHole) {
@@ -323,7 +325,7 @@ final class KeyGroupIndex {
     private int insert(int hash, int state, byte[] key, int offset, int length, RecordAt at) {
         int entry = newEntry(state, key, offset, length);
         place(entry, at);
-        boolean full = ++size > slots.length / 2;
+        boolean full = LinearProbing.overfull(++size, slots.length);
         // A number too large for the slots' entry bits takes one bit more from the tags.
         boolean widened = entry + 1 > entryMask;
         if (widened) {
@@ -331,7 +333,7 @@ final class KeyGroupIndex {
             entryMask = TaggedSlots.entryMask(entryBits);
         }
         if (full || widened) {
-            rebuildSlots(full ? slots.length * 2 : slots.length);
+            rebuildSlots(full ? LinearProbing.grown(slots.length) : slots.length);
         } else {
             TaggedSlots.insert(slots, hash, TaggedSlots.occupant(hash, entry, entryMask));
         }

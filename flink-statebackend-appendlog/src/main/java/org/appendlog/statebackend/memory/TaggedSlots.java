@@ -20,9 +20,9 @@ package org.appendlog.statebackend.memory;
  * The slots of an open-addressing table of entry numbers, one int per slot: the entry's number
  * plus one in the low {@code entryBits} bits, and the top bits of its key's hash as a tag, which
  * turns away most other keys without reading theirs; 0 marks a free slot. Half the bytes of
- * {@link HashSlots}, which keep the whole hash: an entry's home slot, which the low bits of its
- * hash name, is not in its slot, so the table's owner hashes the entry's key again to grow the
- * table or to delete from it. Linear probing; a table has a power-of-two length.
+ * {@link HashSlots}, which keep the whole hash: an entry's home slot is not in its slot, so the
+ * table's owner hashes the entry's key again to grow the table or to delete from it. Probe runs
+ * as {@link LinearProbing} lays them out.
  */
 public final class TaggedSlots {
 
@@ -51,10 +51,9 @@ public final class TaggedSlots {
      * probe run.
      */
     public static void insert(int[] table, int hash, int occupant) {
-        int mask = table.length - 1;
-        int slot = hash & mask;
+        int slot = LinearProbing.home(hash, table.length);
         while (table[slot] != 0) {
-            slot = (slot + 1) & mask;
+            slot = LinearProbing.next(slot, table.length);
         }
         table[slot] = occupant;
     }

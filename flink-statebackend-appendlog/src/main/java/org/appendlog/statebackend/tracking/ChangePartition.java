@@ -19,6 +19,7 @@ package org.appendlog.statebackend.tracking;
 import org.appendlog.statebackend.memory.ArenaCompaction;
 import org.appendlog.statebackend.memory.CacheWarmup;
 import org.appendlog.statebackend.memory.HashSlots;
+import org.appendlog.statebackend.memory.LinearProbing;
 import org.appendlog.statebackend.tracking.IntervalWrites.RecordVisitor;
 
 import java.util.Arrays;
@@ -105,14 +106,13 @@ final class ChangePartition {
             int hash = IntervalWrites.hash(bytes, at);
             int from = IntervalWrites.identityOffset(at);
             int identity = IntervalWrites.identityLength(bytes, at);
-            int mask = slots.length - 1;
-            int slot = hash & mask;
+            int slot = LinearProbing.home(hash, slots.length);
             while (true) {
                 long occupant = slots[slot];
                 if (occupant == 0) {
                     slots[slot] = HashSlots.occupant(hash, newEntry(bytes, at, length) + 1);
-                    if (entries > slots.length / 2) {
-                        slots = HashSlots.doubled(slots);
+                    if (LinearProbing.overfull(entries, slots.length)) {
+                        slots = HashSlots.grown(slots);
                     }
                     break;
                 }
@@ -123,7 +123,7 @@ final class ChangePartition {
                     replace(entry, bytes, at, length);
                     break;
                 }
-                slot = (slot + 1) & mask;
+                slot = LinearProbing.next(slot, slots.length);
             }
             at += length;
         }
