@@ -17,7 +17,6 @@
 package org.appendlog.statebackend.compaction;
 
 import org.appendlog.statebackend.memory.HashSlots;
-import org.appendlog.statebackend.memory.LinearProbing;
 import org.appendlog.statebackend.memory.KeyBytes;
 
 import java.util.Arrays;
@@ -34,7 +33,7 @@ import java.util.Arrays;
 final class LatestRecords {
 
     /** Per slot: the key's hash and the entry's number + 1. */
-    private long[] slots = new long[LinearProbing.MIN_SLOTS];
+    private long[] slots = new long[16];
     private int size;
 
     private int[] state = new int[8];
@@ -71,8 +70,8 @@ final class LatestRecords {
         this.checkpointId[entry] = checkpointId;
         this.position[entry] = position;
         HashSlots.insert(slots, HashSlots.occupant(hash, entry + 1));
-        if (LinearProbing.overfull(++size, slots.length)) {
-            slots = HashSlots.grown(slots);
+        if (++size > slots.length / 2) {
+            slots = HashSlots.doubled(slots);
         }
     }
 
@@ -103,9 +102,8 @@ final class LatestRecords {
 
     /** The slot of the entry, or -1. */
     private int find(int hash, int state, byte[] key, int offset, int length) {
-        for (int slot = LinearProbing.home(hash, slots.length);
-                slots[slot] != 0;
-                slot = LinearProbing.next(slot, slots.length)) {
+        int mask = slots.length - 1;
+        for (int slot = hash & mask; slots[slot] != 0; slot = (slot + 1) & mask) {
             long occupant = slots[slot];
             if (HashSlots.hashOf(occupant) == hash) {
                 int entry = entryOf(occupant);

@@ -19,8 +19,8 @@ package org.appendlog.statebackend.memory;
 /**
  * The slots of the open-addressing tables that find entries by {@link KeyBytes#hash} without an
  * object per entry: one long per slot, the key's hash in the high half and what the table keeps
- * (an entry number or a record position, never 0) in the low half; 0 marks a free slot. Probe
- * runs as {@link LinearProbing} lays them out.
+ * (an entry number or a record position, never 0) in the low half; 0 marks a free slot. Linear
+ * probing; a table has a power-of-two length and is kept at most half full.
  */
 public final class HashSlots {
 
@@ -40,16 +40,17 @@ public final class HashSlots {
 
     /** Puts {@code occupant} into the first free slot of its probe run. */
     public static void insert(long[] table, long occupant) {
-        int slot = LinearProbing.home(hashOf(occupant), table.length);
+        int mask = table.length - 1;
+        int slot = hashOf(occupant) & mask;
         while (table[slot] != 0) {
-            slot = LinearProbing.next(slot, table.length);
+            slot = (slot + 1) & mask;
         }
         table[slot] = occupant;
     }
 
-    /** A larger table ({@link LinearProbing#grown}) holding the occupants of {@code table}. */
-    public static long[] grown(long[] table) {
-        long[] grown = new long[LinearProbing.grown(table.length)];
+    /** A table of twice the length holding the occupants of {@code table}. */
+    public static long[] doubled(long[] table) {
+        long[] grown = new long[table.length * 2];
         for (long occupant : table) {
             if (occupant != 0) {
                 insert(grown, occupant);

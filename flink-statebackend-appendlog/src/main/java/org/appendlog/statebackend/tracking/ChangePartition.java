@@ -19,7 +19,6 @@ package org.appendlog.statebackend.tracking;
 import org.appendlog.statebackend.memory.ArenaCompaction;
 import org.appendlog.statebackend.memory.CacheWarmup;
 import org.appendlog.statebackend.memory.HashSlots;
-import org.appendlog.statebackend.memory.LinearProbing;
 import org.appendlog.statebackend.tracking.IntervalWrites.RecordVisitor;
 
 import java.util.Arrays;
@@ -106,13 +105,14 @@ final class ChangePartition {
             int hash = IntervalWrites.hash(bytes, at);
             int from = IntervalWrites.identityOffset(at);
             int identity = IntervalWrites.identityLength(bytes, at);
-            int slot = LinearProbing.home(hash, slots.length);
+            int mask = slots.length - 1;
+            int slot = hash & mask;
             while (true) {
                 long occupant = slots[slot];
                 if (occupant == 0) {
                     slots[slot] = HashSlots.occupant(hash, newEntry(bytes, at, length) + 1);
-                    if (LinearProbing.overfull(entries, slots.length)) {
-                        slots = HashSlots.grown(slots);
+                    if (entries > slots.length / 2) {
+                        slots = HashSlots.doubled(slots);
                     }
                     break;
                 }
@@ -123,7 +123,7 @@ final class ChangePartition {
                     replace(entry, bytes, at, length);
                     break;
                 }
-                slot = LinearProbing.next(slot, slots.length);
+                slot = (slot + 1) & mask;
             }
             at += length;
         }
