@@ -257,7 +257,25 @@ public final class HeapPerEntry {
         }
     }
 
-    private static long liveHeap() {
+    /**
+     * The live heap once it has settled: two readings 100 ms apart within 1 MB. Right after the
+     * warm-up backend is disposed, its background threads may still hold tens of MB for a moment,
+     * which a single reading would take for the baseline.
+     */
+    private static long liveHeap() throws InterruptedException {
+        long reading = collectedHeap();
+        for (int attempt = 0; attempt < 50; attempt++) {
+            Thread.sleep(100);
+            long again = collectedHeap();
+            if (Math.abs(again - reading) < 1_000_000) {
+                return again;
+            }
+            reading = again;
+        }
+        return reading;
+    }
+
+    private static long collectedHeap() {
         for (int i = 0; i < 3; i++) {
             System.gc();
         }
