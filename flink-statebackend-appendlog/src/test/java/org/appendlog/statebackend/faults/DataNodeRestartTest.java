@@ -96,7 +96,7 @@ class DataNodeRestartTest {
 
     /** Each case starts with the DataNode up, whatever the case before it left. */
     @AfterEach
-    void disarm() throws Exception {
+    void disarmAndStartTheDataNode() throws Exception {
         Fault.disarm();
         hdfs.startDataNode();
     }
