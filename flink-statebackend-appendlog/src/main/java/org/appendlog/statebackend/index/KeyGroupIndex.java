@@ -333,7 +333,7 @@ final class KeyGroupIndex {
             entryMask = TaggedSlots.entryMask(entryBits);
         }
         if (full || widened) {
-            rebuildSlots(full ? LinearProbing.grown(slots.length) : slots.length);
+            rebuildSlots(full ? grown(slots.length) : slots.length);
         } else {
             TaggedSlots.insert(slots, hash, TaggedSlots.occupant(hash, entry, entryMask));
         }
@@ -428,8 +428,9 @@ final class KeyGroupIndex {
     }
 
     /**
-     * A capacity a quarter larger: the arrays hold two million entries and more, and each byte
-     * of slack is paid per entry, while copying them more often costs little next to filling them.
+     * A capacity a quarter larger, of the table and of the arrays: they hold two million entries and
+     * more, and each byte of slack is paid per entry, while copying them more often costs little
+     * next to filling them.
      */
     private static int grown(int capacity) {
         return (int) Math.min(capacity + (capacity >> 2) + 8L, Integer.MAX_VALUE - 8);

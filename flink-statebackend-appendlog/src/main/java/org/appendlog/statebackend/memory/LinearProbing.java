@@ -18,14 +18,13 @@ package org.appendlog.statebackend.memory;
 
 /**
  * Where probe runs start and go in the open-addressing table of {@link TaggedSlots}, and when it
- * grows. The table may have any length: the home slot is the mixed hash scaled to the length
- * (Lemire's multiply-shift), so it grows by a quarter and is kept between about 55 % and 70 %
+ * must grow. The table may have any length: the home slot is the mixed hash scaled to the length
+ * (Lemire's multiply-shift), so it can grow by a quarter and stay between about 55 % and 70 %
  * full. A power-of-two table kept at most half full holds two to four slots per entry; this one,
  * 1.4 to 1.8, which the index pays per live entry for as long as the entry lives. Linear probing
  * at 70 % reads about two slots to find an entry and six to learn that one is absent, mostly in
- * one cache line. The change buffer's tables ({@link HashSlots}) stay power-of-two and at most
- * half full: they live for one checkpoint interval, and with this layout the word count
- * benchmark's change buffer held more heap, not less.
+ * one cache line. The change buffer's tables ({@link HashSlots}) live for one checkpoint interval
+ * and keep the power-of-two layout (see docs/decisions/change-buffer-tables-stay-half-full.md).
  */
 public final class LinearProbing {
 
@@ -49,10 +48,5 @@ public final class LinearProbing {
     /** Whether a table of {@code length} slots holding {@code size} entries must grow. */
     public static boolean overfull(int size, int length) {
         return size > length * MAX_LOAD;
-    }
-
-    /** The length a table of {@code length} slots grows to. */
-    public static int grown(int length) {
-        return (int) Math.min(length + (length >> 2) + 1L, Integer.MAX_VALUE - 8);
     }
 }

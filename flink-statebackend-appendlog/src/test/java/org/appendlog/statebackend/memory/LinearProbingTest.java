@@ -62,7 +62,6 @@ class LinearProbingTest {
 
         assertThat(LinearProbing.overfull(14, 21)).isFalse();
         assertThat(LinearProbing.overfull(15, 21)).isTrue();
-        assertThat(LinearProbing.grown(21)).isEqualTo(27);
     }
 
     private static byte[] bytes(int key) {
