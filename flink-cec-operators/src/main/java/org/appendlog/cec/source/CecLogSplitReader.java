@@ -29,6 +29,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -45,6 +46,7 @@ final class CecLogSplitReader implements SplitReader<PositionedRecord, CecLogSpl
     private static final int BATCH = 1024;
 
     private final Map<String, SubtaskStreamReader> streams = new LinkedHashMap<>();
+    /** When each following split was last refreshed ({@link System#nanoTime()}: a clock step must not stall it). */
     private final Map<String, Long> lastRefresh = new HashMap<>();
     private final AtomicLong lagBytes;
     private final Object wakeUp = new Object();
@@ -77,8 +79,9 @@ final class CecLogSplitReader implements SplitReader<PositionedRecord, CecLogSpl
                     it.remove();
                     continue;
                 }
-                long now = System.currentTimeMillis();
-                if (now - lastRefresh.getOrDefault(entry.getKey(), 0L) >= POLL_MILLIS) {
+                long now = System.nanoTime();
+                Long last = lastRefresh.get(entry.getKey());
+                if (last == null || now - last >= TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS)) {
                     lastRefresh.put(entry.getKey(), now);
                     progressed |= stream.refresh();
                 }

@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Makes a segment readable that its writer left open on HDFS. After a DataNode restart while a
@@ -77,14 +78,14 @@ final class LeaseRecovery {
                 "State log segment {} was left open by its writer (a DataNode restarted while it"
                         + " was written?); recovering its lease so that it can be read",
                 path);
-        long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS);
         try {
             while (true) {
                 if ((Boolean) recoverLease.invoke(hadoopFs, hadoopPath)) {
                     LOG.info("Recovered the lease of state log segment {}", path);
                     return true;
                 }
-                if (System.currentTimeMillis() > deadline) {
+                if (System.nanoTime() - deadline > 0) {
                     return false;
                 }
                 Thread.sleep(PAUSE_MILLIS);
