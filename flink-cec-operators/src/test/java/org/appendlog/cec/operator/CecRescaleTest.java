@@ -408,7 +408,9 @@ class CecRescaleTest {
         StreamExecutionEnvironment again = CecMiniCluster.environment(2, restoreFrom(retained.toURI().toString()));
         job(again, Windows.SLIDING_EVENT_TIME, CecMode.EVENTUAL, dir, 0);
         again.execute("parallelism 2 again");
-        assertThatThrownBy(() -> reading.getJobExecutionResult().get(60, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> reading.getJobExecutionResult().get(120, TimeUnit.SECONDS))
+                .as(() -> "the live reader's failure (streams committed: " + committedStreamsOrError(new Path(dir.toURI()))
+                        + "; threads of the reading job: " + stacksOfThreadsNaming("Source: live") + ")")
                 .hasStackTraceContaining("-gen-" + checkpointIdOf(retained) + " was withdrawn after this reader read it");
         RELIABILITY.record(
                 "a live reader while the job goes 2 -> 3, then the retained parallelism-2 checkpoint restored again",
@@ -753,6 +755,29 @@ class CecRescaleTest {
             streams.put(stream.getName(), PersistedStream.latestCommit(fs, stream).isPresent());
         }
         return streams;
+    }
+
+    /** {@link #committedStreams}, or why they could not be listed: for a failure's message. */
+    private static String committedStreamsOrError(Path root) {
+        try {
+            return committedStreams(root).toString();
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+
+    /** The stacks of the threads whose name holds {@code name}: where a job that did not end waits. */
+    private static String stacksOfThreadsNaming(String name) {
+        StringBuilder stacks = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (thread.getName().contains(name)) {
+                stacks.append('\n').append(thread.getName()).append(':');
+                for (StackTraceElement frame : stack) {
+                    stacks.append("\n\tat ").append(frame);
+                }
+            }
+        });
+        return stacks.toString();
     }
 
     /** The generation the restore from the savepoint started: the one after {@code checkpoint}'s. */
