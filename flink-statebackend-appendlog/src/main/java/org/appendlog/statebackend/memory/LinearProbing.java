@@ -24,7 +24,7 @@ package org.appendlog.statebackend.memory;
  * 1.4 to 1.8, which the index pays per live entry for as long as the entry lives. Linear probing
  * at 70 % reads about two slots to find an entry and six to learn that one is absent, mostly in
  * one cache line. The change buffer's tables ({@link HashSlots}) live for one checkpoint interval
- * and keep the power-of-two layout (see docs/decisions/change-buffer-tables-stay-half-full.md).
+ * and keep the power-of-two layout (see docs/decisions/change-buffer-tables.md).
  */
 public final class LinearProbing {
 

@@ -90,8 +90,8 @@ public final class AppendLogMetrics {
     public static final String CHANGE_BUFFER_BYTES = "changeBufferBytes";
 
     /**
-     * Bytes of the heap that the change buffer holds: its chunks and the tables that deduplicate
-     * an interval's writes, those kept for reuse included.
+     * Bytes of the heap that the change buffer holds: its pooled chunks and the tables that
+     * deduplicate the current interval's writes.
      */
     public static final String CHANGE_BUFFER_HEAP_BYTES = "changeBufferHeapBytes";
 

@@ -26,8 +26,6 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
-import java.util.Queue;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingDeque;
@@ -46,10 +44,12 @@ import java.util.concurrent.LinkedBlockingDeque;
  * chunks at once costs it far more than the same bytes in one (see
  * docs/decisions/sorting-on-the-task-thread.md). Records are
  * {@code [key group: short][state: short][key and namespace length: int][key and namespace][value
- * length: int, -1 for a removal][value]} and never span chunks. Chunks and the partitions' tables
- * come back for reuse, so they settle in the old generation instead of being copied by every young
- * collection, and a table does not grow again, doubling by doubling, in every interval. When the
- * buffer outgrows {@code limitBytes} (a long checkpoint interval), it is deduplicated in place.
+ * length: int, -1 for a removal][value]} and never span chunks. Chunks come back for reuse, so
+ * they settle in the old generation instead of being copied by every young collection. The
+ * partitions' tables do not: each interval grows its own, and they go once its checkpoint has
+ * emitted them, so that the heap holds one interval's tables, not two (see
+ * docs/decisions/change-buffer-tables.md). When the buffer outgrows {@code limitBytes} (a long
+ * checkpoint interval), it is deduplicated in place.
  */
 public final class ChangeBuffer {
 
@@ -74,13 +74,6 @@ public final class ChangeBuffer {
      * of the pool would go round in turn, fresh to the cache each time.
      */
     private final BlockingDeque<byte[]> pool = new LinkedBlockingDeque<>(MAX_POOLED);
-    /**
-     * Emptied partitions whose tables the next interval reuses instead of growing new ones. Two
-     * intervals' worth: when a barrier comes before the last checkpoint's asynchronous phase
-     * handed its partitions back, the new interval grows a second set, and both are kept.
-     */
-    private final Queue<ChangePartition> spentPartitions =
-            new ArrayBlockingQueue<>(2 * IntervalWrites.PARTITIONS);
     private final DataOutputSerializer scratch = new DataOutputSerializer(256);
     private final Executor deduplicator;
     private final OpenChunk chunk = new OpenChunk();
@@ -218,48 +211,23 @@ public final class ChangeBuffer {
     }
 
     /**
-     * Whether chunks and partitions are kept for reuse: not while nothing is written for longer
-     * than an interval (the tracker paused), so that an idle buffer holds no memory. The
-     * background thread may hand back the last interval's after the pause began.
+     * Whether chunks are kept for reuse: not while nothing is written for longer than an interval
+     * (the tracker paused), so that an idle buffer holds no memory. The background thread may hand
+     * back the last interval's after the pause began.
      */
     void keepSpares(boolean keep) {
         keepsSpares = keep;
         if (!keep) {
             pool.clear();
-            spentPartitions.clear();
         }
-    }
-
-    /** A partition for a new interval: an emptied one if there is one. */
-    ChangePartition emptyPartition() {
-        ChangePartition spent = spentPartitions.poll();
-        return spent != null ? spent : new ChangePartition(this);
-    }
-
-    /** An emptied partition, for a later interval; dropped if enough are kept already. */
-    void reuse(ChangePartition emptied) {
-        if (keepsSpares) {
-            spentPartitions.offer(emptied);
-            if (!keepsSpares) {
-                spentPartitions.remove(emptied); // the pause began meanwhile
-            }
-        }
-    }
-
-    /** Bytes that the partitions kept for reuse hold. */
-    @VisibleForTesting
-    long retainedPartitionBytes() {
-        return spentPartitions.stream().mapToLong(ChangePartition::retainedBytes).sum();
     }
 
     /**
-     * Bytes of the heap the buffer holds: its pooled chunks, the partitions kept for reuse and
-     * those of the current interval (as of the last chunk sorted). Any thread; a gauge's reading.
+     * Bytes of the heap the buffer holds: its pooled chunks and the current interval's partitions
+     * (as of the last chunk sorted). Any thread; a gauge's reading.
      */
     long heapBytes() {
-        return (long) pool.size() * CHUNK_BYTES
-                + retainedPartitionBytes()
-                + changes.heapBytes();
+        return (long) pool.size() * CHUNK_BYTES + changes.heapBytes();
     }
 
     /** Records written since the last capture (before deduplication). */

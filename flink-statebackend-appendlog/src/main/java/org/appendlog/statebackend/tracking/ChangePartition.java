@@ -44,11 +44,6 @@ final class ChangePartition {
 
     private static final int INITIAL_SLOTS = 1 << 12;
     private static final int INITIAL_ARENA_BYTES = INITIAL_SLOTS * 16;
-    /**
-     * Intervals in a row that may leave the table mostly empty before it is dropped: loads that
-     * come and go (window state: a window's writes, then its removals) keep their tables.
-     */
-    private static final int SPARSE_INTERVALS_KEPT = 3;
 
     private final ChangeBuffer owner;
     /** The chunk being filled, not in the table yet. */
@@ -61,8 +56,6 @@ final class ChangePartition {
     private int arenaUsed;
     /** Bytes of records that later ones of other lengths replaced. */
     private int arenaGarbage;
-    /** Intervals in a row that used less than an eighth of the table or of the arena. */
-    private int sparseIntervals;
 
     /** @param owner lends the chunks, and takes them back */
     ChangePartition(ChangeBuffer owner) {
@@ -185,8 +178,8 @@ final class ChangePartition {
         arenaGarbage = 0;
     }
 
-    /** Bytes of the table and the arena, which a reused partition keeps. */
-    long retainedBytes() {
+    /** Bytes of the table and the arena. */
+    long heapBytes() {
         return (long) slots.length * Long.BYTES
                 + (long) recordAt.length * 2 * Integer.BYTES
                 + arena.length;
@@ -218,25 +211,11 @@ final class ChangePartition {
         }
     }
 
-    /**
-     * Hands the chunk back and empties the partition. Returns whether its table and arena are
-     * worth reusing for a later interval: not once several intervals in a row left either mostly
-     * empty, so that a burst of writes, or of large values, does not pin them for good.
-     */
-    boolean recycle() {
+    /** Hands the chunk back; the partition is not used after this. */
+    void recycle() {
         Chunk open = chunk.close(owner::recycle);
         if (open != null) {
             owner.recycle(open.bytes);
         }
-        boolean sparse = entries < slots.length / 8 || arenaUsed < arena.length / 8;
-        sparseIntervals = sparse ? sparseIntervals + 1 : 0;
-        boolean reusable =
-                (slots.length == INITIAL_SLOTS && arena.length == INITIAL_ARENA_BYTES)
-                        || sparseIntervals < SPARSE_INTERVALS_KEPT;
-        Arrays.fill(slots, 0L);
-        entries = 0;
-        arenaUsed = 0;
-        arenaGarbage = 0;
-        return reusable;
     }
 }

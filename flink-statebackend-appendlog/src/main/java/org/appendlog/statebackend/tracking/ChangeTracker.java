@@ -105,7 +105,7 @@ public final class ChangeTracker {
     /**
      * Stops tracking, at a barrier, right after {@link #drainMarked} and {@link #drainLogged}: a
      * checkpoint that ends an interval without tracking must append all live entries. Paused for
-     * {@code oneInterval}, the buffer keeps its spare memory for the tracked interval after it;
+     * {@code oneInterval}, the buffer keeps its pooled chunks for the tracked interval after it;
      * for longer, it lets that go.
      */
     public void pause(boolean oneInterval) {
@@ -154,7 +154,7 @@ public final class ChangeTracker {
         return buffer.bytes();
     }
 
-    /** Bytes of the heap that the change buffer holds, spare memory included. */
+    /** Bytes of the heap that the change buffer holds, its pooled chunks included. */
     public long bufferHeapBytes() {
         return buffer.heapBytes();
     }

@@ -128,7 +128,7 @@ public final class IntervalWrites {
         if (partitions == null) {
             partitions = new ChangePartition[PARTITIONS];
             for (int i = 0; i < PARTITIONS; i++) {
-                partitions[i] = owner.emptyPartition();
+                partitions[i] = new ChangePartition(owner);
             }
         }
         byte[] bytes = chunk.bytes;
@@ -141,22 +141,19 @@ public final class IntervalWrites {
         owner.recycle(bytes);
         int atMost = 0;
         int atLeast = 0;
-        long retained = 0;
+        long tables = 0;
         for (ChangePartition partition : partitions) {
             atMost += partition.entriesAtMost();
             atLeast += partition.entriesAtLeast();
-            retained += partition.retainedBytes();
+            tables += partition.heapBytes();
         }
-        heapBytes = retained;
+        heapBytes = tables;
         sortedEntriesAtMost = atMost;
         sortedEntriesAtLeast = atLeast;
         sortedRecords += chunk.records;
     }
 
-    /**
-     * Gives the records up: {@code cause} lost some of them. The partitions, perhaps half
-     * updated, are not reused.
-     */
+    /** Gives the records up: {@code cause} lost some of them. */
     synchronized void lose(Throwable cause) {
         if (lost != null) {
             return;
@@ -238,14 +235,12 @@ public final class IntervalWrites {
         }
     }
 
-    /** Returns the chunks and partitions to the buffer for reuse; no reads after this. */
+    /** Returns the chunks to the buffer for reuse and lets the partitions go; no reads after this. */
     public synchronized void recycle() {
         recycleFilled();
         if (partitions != null) {
             for (ChangePartition partition : partitions) {
-                if (partition.recycle()) {
-                    owner.reuse(partition);
-                }
+                partition.recycle();
             }
             partitions = null;
         }
