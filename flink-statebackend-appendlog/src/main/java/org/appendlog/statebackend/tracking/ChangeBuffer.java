@@ -16,7 +16,6 @@
 
 package org.appendlog.statebackend.tracking;
 
-import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
