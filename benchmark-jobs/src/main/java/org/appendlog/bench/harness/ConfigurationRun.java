@@ -18,6 +18,7 @@ package org.appendlog.bench.harness;
 
 import org.appendlog.bench.jobs.BenchJob;
 import org.appendlog.bench.jobs.Verification;
+import org.appendlog.bench.memory.LiveHeap;
 import org.appendlog.bench.run.RunChannel;
 
 import org.apache.flink.api.common.JobID;
@@ -33,6 +34,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -133,7 +135,8 @@ public final class ConfigurationRun {
                                 .build());
         StorageScanner scanner = target == null ? null : new StorageScanner(target.contents(), 250);
         try {
-            awaitHeapSettled();
+            // the previous run's cluster lets go of its state a while after it closed
+            LiveHeap.settled(Duration.ofMillis(500), 20);
             cluster.start();
             StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
             env.setParallelism(profile.spec.parallelism);
@@ -154,7 +157,7 @@ public final class ConfigurationRun {
             String prefix = position + " " + result.label();
             timeline.awaitFirstRecords(cluster, jobId, prefix);
             // live heap with the cluster up and the state still empty; the job barely started
-            long heapAtStart = liveHeap();
+            long heapAtStart = LiveHeap.collected();
             Map<String, Long> classesAtStart = HeapBreakdown.histogram();
             // the measured run is the steady state: after the first pass has written every key,
             // and whatever else the job names (TopK: the first pass's windows fired)
@@ -182,7 +185,7 @@ public final class ConfigurationRun {
             result.taskCpuMicrosPerRecord =
                     timeline.cpuMicrosPerRecordSince(secondHalf, Timeline.TASK_CPU);
 
-            result.heapBytes = liveHeap() - heapAtStart;
+            result.heapBytes = LiveHeap.collected() - heapAtStart;
             result.heapBreakdown = HeapBreakdown.between(classesAtStart, HeapBreakdown.histogram());
             if (scanner != null) {
                 result.storageBytesInUse = scanner.presentBytes();
@@ -287,28 +290,6 @@ public final class ConfigurationRun {
                     .orElse(new IllegalStateException("unknown failure"));
             throw new IllegalStateException("the job failed", failure);
         }
-    }
-
-    /**
-     * Waits until the previous run's cluster has let go of its state (its threads end a while after
-     * it closed): until a full collection frees no more than 1 MB, at most 10 s.
-     */
-    private static void awaitHeapSettled() throws InterruptedException {
-        long previous = liveHeap();
-        for (int i = 0; i < 20; i++) {
-            Thread.sleep(500);
-            long now = liveHeap();
-            if (previous - now < 1_000_000) {
-                return;
-            }
-            previous = now;
-        }
-    }
-
-    /** Heap in use after a full collection: live objects only. */
-    private static long liveHeap() {
-        System.gc();
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
     private static long completedCheckpoints(MiniCluster cluster, JobID jobId) {

@@ -41,6 +41,7 @@ import org.apache.flink.util.FileUtils;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -172,7 +173,7 @@ public final class HeapPerEntry {
         String[] figures = new String[2];
         // Loads the classes and fills the caches a backend needs, outside the measurement.
         new HeapPerEntry(1_000, dir).filled(name.equals("appendlog"), keyChars, valueBytes, figures);
-        long before = liveHeap();
+        long before = LiveHeap.settled(Duration.ofMillis(100), 50);
         long withState = filled(name.equals("appendlog"), keyChars, valueBytes, figures);
         double bytes = (withState - before) / (double) entries;
         System.out.println(
@@ -230,7 +231,7 @@ public final class HeapPerEntry {
                             ? String.format(
                                     Locale.ROOT, "%.1f MB", metrics.value(CHANGE_BUFFER_HEAP_BYTES) / 1e6)
                             : "-";
-            return liveHeap();
+            return LiveHeap.settled(Duration.ofMillis(100), 50);
         } finally {
             backend.dispose();
         }
@@ -255,31 +256,6 @@ public final class HeapPerEntry {
         while (metrics.value(LIVE_ENTRIES) < indexed) {
             Thread.sleep(10);
         }
-    }
-
-    /**
-     * The live heap once it has settled: two readings 100 ms apart within 1 MB. Right after the
-     * warm-up backend is disposed, its background threads may still hold tens of MB for a moment,
-     * which a single reading would take for the baseline.
-     */
-    private static long liveHeap() throws InterruptedException {
-        long reading = collectedHeap();
-        for (int attempt = 0; attempt < 50; attempt++) {
-            Thread.sleep(100);
-            long again = collectedHeap();
-            if (Math.abs(again - reading) < 1_000_000) {
-                return again;
-            }
-            reading = again;
-        }
-        return reading;
-    }
-
-    private static long collectedHeap() {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-        }
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
     private String table() {
