@@ -25,11 +25,9 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -46,8 +44,6 @@ final class CecLogSplitReader implements SplitReader<PositionedRecord, CecLogSpl
     private static final int BATCH = 1024;
 
     private final Map<String, SubtaskStreamReader> streams = new LinkedHashMap<>();
-    /** When each following split was last refreshed ({@link System#nanoTime()}: a clock step must not stall it). */
-    private final Map<String, Long> lastRefresh = new HashMap<>();
     private final AtomicLong lagBytes;
     private final Object wakeUp = new Object();
     private boolean wokenUp;
@@ -79,12 +75,7 @@ final class CecLogSplitReader implements SplitReader<PositionedRecord, CecLogSpl
                     it.remove();
                     continue;
                 }
-                long now = System.nanoTime();
-                Long last = lastRefresh.get(entry.getKey());
-                if (last == null || now - last >= TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS)) {
-                    lastRefresh.put(entry.getKey(), now);
-                    progressed |= stream.refresh();
-                }
+                progressed |= stream.refreshEvery(POLL_MILLIS);
             }
             lag += stream.lagBytes();
         }

@@ -32,6 +32,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A split reader's place in one subtask stream: returns its committed records in order. A split
@@ -47,6 +48,9 @@ final class SubtaskStreamReader implements Closeable {
     @Nullable private FileSystem fs;
     @Nullable private ForwardLogReader reader;
     @Nullable private LogPosition knownEnd;
+    /** When the commit marker was last read ({@link System#nanoTime()}: a clock step must not stall it). */
+    private long lastRefreshNanos;
+    private boolean refreshed;
 
     SubtaskStreamReader(CecLogSplit split) {
         this.split = split;
@@ -76,8 +80,22 @@ final class SubtaskStreamReader implements Closeable {
         return reader == null ? 0 : reader.bytesBehind();
     }
 
+    /**
+     * Reads the latest commit marker again if it was last read {@code millis} ago or more (or
+     * never); true if the stream was committed further.
+     */
+    boolean refreshEvery(long millis) throws IOException {
+        long now = System.nanoTime();
+        if (refreshed && now - lastRefreshNanos < TimeUnit.MILLISECONDS.toNanos(millis)) {
+            return false;
+        }
+        refreshed = true;
+        lastRefreshNanos = now;
+        return refresh();
+    }
+
     /** Reads the latest commit marker again; true if the stream was committed further. */
-    boolean refresh() throws IOException {
+    private boolean refresh() throws IOException {
         Optional<LogPosition> end = PersistedStream.committedEnd(fs(), directory);
         if (end.isEmpty() && knownEnd != null) {
             throw new IOException(
