@@ -38,8 +38,9 @@ import java.util.Arrays;
  *
  * <p>Every byte here is per live entry, on top of what the heap state holds, so the layout is
  * tight: the table's slots are ints that tag an entry number with a few bits of the hash ({@link
- * TaggedSlots}), the table is kept fuller than half ({@link LinearProbing}), and it and the
- * arrays grow by a quarter, not double.
+ * TaggedSlots}), the table is kept fuller than half ({@link LinearProbing}), a record's place takes
+ * only the bytes its numbers need ({@link RecordPlaces}), and the table and the arrays grow by a
+ * quarter, not double.
  */
 final class KeyGroupIndex {
 
@@ -62,12 +63,11 @@ final class KeyGroupIndex {
      * state id), then its state id (two bytes), then its serialized key and namespace.
      */
     private int[] keyAt = new int[8];
-    private int[] segmentOf = new int[8];
-    /** The record's batch, by its number in the segment ({@link SegmentStats#batchNumber}). */
-    private int[] batchOf = new int[8];
-    /** Where the record starts among the key group's record bytes of its batch. */
-    private int[] positionOf = new int[8];
-    private int[] recordLength = new int[8];
+    /**
+     * Where the entry's latest record is: its batch by number in the segment ({@link
+     * SegmentStats#batchNumber}), where it starts among the key group's record bytes there.
+     */
+    private final RecordPlaces places = new RecordPlaces(8);
 
     private byte[] arena = new byte[256];
     private int arenaUsed;
@@ -79,14 +79,9 @@ final class KeyGroupIndex {
 
     /** Bytes of the arrays that hold this key group's table, entries and key bytes. */
     synchronized long heapBytes() {
-        int intArrays =
-                freed.length
-                        + keyAt.length
-                        + segmentOf.length
-                        + batchOf.length
-                        + positionOf.length
-                        + recordLength.length;
-        return (long) (slots.length + intArrays) * Integer.BYTES + arena.length;
+        return (long) (slots.length + freed.length + keyAt.length) * Integer.BYTES
+                + places.heapBytes()
+                + arena.length;
     }
 
     /** The entry's latest record is {@code record} bytes at {@code at}; tombstone: gone. */
@@ -133,16 +128,14 @@ final class KeyGroupIndex {
 
     /** The entry's latest record is now the one at {@code at}. */
     private void relocate(int entry, RecordAt at) {
-        segments.byId(segmentOf[entry]).died(recordLength[entry]);
+        died(entry);
         segments.byId(at.segment).live(at.length);
-        place(entry, at);
+        places.set(entry, at);
     }
 
-    private void place(int entry, RecordAt at) {
-        segmentOf[entry] = at.segment;
-        batchOf[entry] = at.batch;
-        positionOf[entry] = at.position;
-        recordLength[entry] = at.length;
+    /** The entry's record no longer counts as live in its segment. */
+    private void died(int entry) {
+        segments.byId(places.segment(entry)).died(places.length(entry));
     }
 
     synchronized void remove(int state, byte[] key, int offset, int length) {
@@ -151,7 +144,7 @@ final class KeyGroupIndex {
             return;
         }
         int entry = entryOf(slots[slot]);
-        segments.byId(segmentOf[entry]).died(recordLength[entry]);
+        died(entry);
         freeEntry(slot, entry);
     }
 
@@ -173,7 +166,7 @@ final class KeyGroupIndex {
     synchronized void clear() {
         for (int entry = 0; entry < entries; entry++) {
             if (keyAt[entry] != FREE) {
-                segments.byId(segmentOf[entry]).died(recordLength[entry]);
+                died(entry);
             }
         }
         Arrays.fill(slots, 0);
@@ -187,7 +180,7 @@ final class KeyGroupIndex {
     /** The segment number of the entry's latest record, or -1 if the entry is not live. */
     synchronized int latestSegment(int state, byte[] key, int offset, int length) {
         int slot = find(KeyBytes.hash(state, key, offset, length), state, key, offset, length);
-        return slot < 0 ? -1 : segmentOf[entryOf(slots[slot])];
+        return slot < 0 ? -1 : places.segment(entryOf(slots[slot]));
     }
 
     /**
@@ -197,9 +190,10 @@ final class KeyGroupIndex {
     synchronized void collectLive(int keyGroup, CompactedBatches pass, RecordsToCopy live) {
         for (int entry = 0; entry < entries; entry++) {
             if (keyAt[entry] != FREE) {
-                int batch = pass.numberOf(segmentOf[entry], batchOf[entry]);
+                int batch = pass.numberOf(places.segment(entry), places.batch(entry));
                 if (batch >= 0) {
-                    live.add(keyGroup, entry, batch, positionOf[entry], recordLength[entry]);
+                    live.add(
+                            keyGroup, entry, batch, places.position(entry), places.length(entry));
                 }
             }
         }
@@ -214,9 +208,7 @@ final class KeyGroupIndex {
             int entry, int segment, int batch, int position, RecordAt to) {
         if (entry < entries
                 && keyAt[entry] != FREE
-                && segmentOf[entry] == segment
-                && batchOf[entry] == batch
-                && positionOf[entry] == position) {
+                && places.isAt(entry, segment, batch, position)) {
             relocate(entry, to);
             return true;
         }
@@ -228,21 +220,19 @@ final class KeyGroupIndex {
      * {@code run}; else it had a newer record indexed, or was removed, or the table was cleared.
      */
     synchronized void moveBack(int entry, int run, RecordAt from) {
-        if (entry < entries && keyAt[entry] != FREE && segmentOf[entry] == run) {
+        if (entry < entries && keyAt[entry] != FREE && places.segment(entry) == run) {
             relocate(entry, from);
         }
     }
 
     /** About to be probed {@code probes} times: reads the table into the cache if that pays. */
     synchronized void warmFor(int probes) {
-        long tableBytes = (long) (slots.length + entries * 5) * Integer.BYTES + arenaUsed;
+        long tableBytes =
+                (long) (slots.length + entries) * Integer.BYTES + places.bytesOf(entries) + arenaUsed;
         if (CacheWarmup.pays(probes, tableBytes)) {
             CacheWarmup.read(slots, slots.length);
             CacheWarmup.read(keyAt, entries);
-            CacheWarmup.read(segmentOf, entries);
-            CacheWarmup.read(batchOf, entries);
-            CacheWarmup.read(positionOf, entries);
-            CacheWarmup.read(recordLength, entries);
+            places.warm(entries);
             CacheWarmup.read(arena, arenaUsed);
         }
     }
@@ -259,11 +249,11 @@ final class KeyGroupIndex {
             return null;
         }
         int entry = entryOf(slots[slot]);
-        return segments.byId(segmentOf[entry]).segment()
+        return segments.byId(places.segment(entry)).segment()
                 + "#"
-                + batchOf[entry]
+                + places.batch(entry)
                 + "@"
-                + positionOf[entry];
+                + places.position(entry);
     }
 
     // ------------------------------------------------------------------------
@@ -324,7 +314,7 @@ final class KeyGroupIndex {
 
     private int insert(int hash, int state, byte[] key, int offset, int length, RecordAt at) {
         int entry = newEntry(state, key, offset, length);
-        place(entry, at);
+        places.set(entry, at);
         boolean full = LinearProbing.overfull(++size, slots.length);
         // A number too large for the slots' entry bits takes one bit more from the tags.
         boolean widened = entry + 1 > entryMask;
@@ -363,10 +353,7 @@ final class KeyGroupIndex {
             if (entry == keyAt.length) {
                 int capacity = grown(entry);
                 keyAt = Arrays.copyOf(keyAt, capacity);
-                segmentOf = Arrays.copyOf(segmentOf, capacity);
-                batchOf = Arrays.copyOf(batchOf, capacity);
-                positionOf = Arrays.copyOf(positionOf, capacity);
-                recordLength = Arrays.copyOf(recordLength, capacity);
+                places.grow(capacity);
             }
         }
         int identity = length + 2;

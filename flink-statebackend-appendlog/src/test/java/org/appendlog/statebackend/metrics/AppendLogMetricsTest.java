@@ -106,10 +106,10 @@ class AppendLogMetricsTest {
             assertThat(metrics.value(AppendLogMetrics.SEGMENT_COUNT))
                     .isEqualTo(fixture.segmentFiles().size());
             assertThat(metrics.value(AppendLogMetrics.LIVE_ENTRIES)).isEqualTo(50_000);
-            // At least a slot, the five ints of an entry, and its identity's bytes: its length, state
-            // id and 4-byte key.
+            // At least a slot, the int of where its key is, a byte for each number of its place,
+            // and its identity's bytes: its length, state id and 4-byte key.
             assertThat(metrics.value(AppendLogMetrics.INDEX_HEAP_BYTES))
-                    .isGreaterThan(50_000L * (4 + 5 * 4 + 1 + 2 + 4))
+                    .isGreaterThan(50_000L * (4 + 4 + 4 + 1 + 2 + 4))
                     .isGreaterThan(smallIndex);
         }
     }
