@@ -42,7 +42,11 @@ import java.util.Arrays;
  */
 final class ChangePartition {
 
-    private static final int INITIAL_SLOTS = 1 << 12;
+    /**
+     * Tables start small, since most intervals of most jobs write few entries per partition; a
+     * busy one doubles them a few times more, on the background thread.
+     */
+    private static final int INITIAL_SLOTS = 1 << 8;
     private static final int INITIAL_ARENA_BYTES = INITIAL_SLOTS * 16;
 
     private final ChangeBuffer owner;

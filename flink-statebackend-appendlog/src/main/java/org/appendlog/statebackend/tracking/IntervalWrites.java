@@ -73,7 +73,10 @@ public final class IntervalWrites {
     private volatile long heapBytes;
 
     // Guarded by this: whoever holds the lock catches up, in the order the chunks were filled.
-    /** Taken when the first chunk is sorted: the background thread grows any new tables. */
+    /**
+     * Taken when the first chunk is sorted, each partition when its first record is: the
+     * background thread grows any new tables.
+     */
     @Nullable private ChangePartition[] partitions;
     /** Set when no checkpoint will read the records. */
     private volatile boolean discarded;
@@ -127,15 +130,12 @@ public final class IntervalWrites {
     private void sort(Chunk chunk) {
         if (partitions == null) {
             partitions = new ChangePartition[PARTITIONS];
-            for (int i = 0; i < PARTITIONS; i++) {
-                partitions[i] = new ChangePartition(owner);
-            }
         }
         byte[] bytes = chunk.bytes;
         int at = 0;
         while (at < chunk.used) {
             int length = recordLength(bytes, at);
-            partitions[keyGroup(bytes, at) % PARTITIONS].append(bytes, at, length);
+            partition(keyGroup(bytes, at) % PARTITIONS).append(bytes, at, length);
             at += length;
         }
         owner.recycle(bytes);
@@ -143,14 +143,29 @@ public final class IntervalWrites {
         int atLeast = 0;
         long tables = 0;
         for (ChangePartition partition : partitions) {
-            atMost += partition.entriesAtMost();
-            atLeast += partition.entriesAtLeast();
-            tables += partition.heapBytes();
+            if (partition != null) {
+                atMost += partition.entriesAtMost();
+                atLeast += partition.entriesAtLeast();
+                tables += partition.heapBytes();
+            }
         }
         heapBytes = tables;
         sortedEntriesAtMost = atMost;
         sortedEntriesAtLeast = atLeast;
         sortedRecords += chunk.records;
+    }
+
+    /**
+     * The partition, made when its first record comes: an interval of few writes, as most are on
+     * a job with many operators per TaskManager, holds the tables of the partitions it wrote to.
+     */
+    private ChangePartition partition(int index) {
+        ChangePartition partition = partitions[index];
+        if (partition == null) {
+            partition = new ChangePartition(owner);
+            partitions[index] = partition;
+        }
+        return partition;
     }
 
     /** Gives the records up: {@code cause} lost some of them. */
@@ -227,7 +242,9 @@ public final class IntervalWrites {
         }
         try {
             for (ChangePartition partition : partitions) {
-                action.accept(partition);
+                if (partition != null) {
+                    action.accept(partition);
+                }
             }
         } catch (Throwable t) {
             lose(t);
@@ -240,7 +257,9 @@ public final class IntervalWrites {
         recycleFilled();
         if (partitions != null) {
             for (ChangePartition partition : partitions) {
-                partition.recycle();
+                if (partition != null) {
+                    partition.recycle();
+                }
             }
             partitions = null;
         }

@@ -135,6 +135,23 @@ class ChangeBufferTest {
     }
 
     /**
+     * An interval that wrote to three key groups holds the tables of three partitions, each
+     * small, not of all of them: a TaskManager runs many keyed operators, most writing little
+     * per checkpoint interval.
+     */
+    @Test
+    void anIntervalOfFewWritesHoldsFewSmallTables() throws IOException {
+        ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
+        for (int keyGroup = 0; keyGroup < 3; keyGroup++) {
+            buffer.write(0, keyGroup, keyGroup, VoidNamespace.INSTANCE, "v", KEYS, NAMESPACES, VALUES);
+        }
+        IntervalWrites drained = buffer.drain();
+        assertThat(drained.distinctCount()).isEqualTo(3);
+        assertThat(drained.heapBytes()).isPositive().isLessThan(3 * (8 << 10));
+        drained.recycle();
+    }
+
+    /**
      * The chunks of a drained interval come back to the pool; while the tracker pauses the buffer
      * keeps none, not even those of an interval drained before the pause and handed back after it.
      */
