@@ -58,6 +58,7 @@ class BenchSmokeTest {
         assertThat(csv.get(0)).startsWith("job,backend,storage,status,verified,");
         assertThat(csv.subList(1, 4)).allSatisfy(line -> assertThat(line).contains(",ok,true,"));
         assertThat(Files.readAllLines(new File(out, "bandwidth.csv").toPath())).hasSize(2);
+        assertCheckpointRows(new File(out, "checkpoints.csv"), run.results);
 
         String markdown = Files.readString(new File(out, "results.md").toPath());
         assertThat(markdown)
@@ -98,6 +99,41 @@ class BenchSmokeTest {
         try (Stream<Path> files = Files.walk(logDir)) {
             assertThat(files.map(f -> f.getFileName().toString()))
                     .anyMatch(name -> name.startsWith("WindowOperator_"));
+        }
+    }
+
+    /**
+     * A row per completed checkpoint of each run, as many as its figures count, in the order they
+     * were triggered, each no shorter than its synchronous part, and the run's p99 one of them.
+     */
+    private static void assertCheckpointRows(File csv, List<RunResult> results) throws Exception {
+        List<String> lines = Files.readAllLines(csv.toPath());
+        assertThat(lines.get(0))
+                .isEqualTo("job,backend,storage,round,checkpoint_id,triggered_ms,duration_ms,sync_ms,async_ms,"
+                        + "start_delay_ms,alignment_ms,incremental_bytes,full_bytes");
+        for (RunResult result : results) {
+            String prefix = result.job + "," + result.backend + "," + result.storage + "," + result.round + ",";
+            List<long[]> rows = new ArrayList<>();
+            for (String line : lines.subList(1, lines.size())) {
+                if (line.startsWith(prefix)) {
+                    rows.add(Stream.of(line.substring(prefix.length()).split(",")).mapToLong(Long::parseLong).toArray());
+                }
+            }
+            assertThat(rows).as(result.label()).hasSize(result.checkpoints.completed);
+            for (int i = 0; i < rows.size(); i++) {
+                long[] row = rows.get(i);
+                assertThat(row[2]).as(result.label()).isGreaterThanOrEqualTo(row[3]);
+                assertThat(row[8]).as(result.label()).isPositive();
+                if (i > 0) {
+                    assertThat(row[0]).isGreaterThan(rows.get(i - 1)[0]);
+                    assertThat(row[1]).isGreaterThanOrEqualTo(rows.get(i - 1)[1]);
+                }
+            }
+            if (!rows.isEmpty()) {
+                assertThat(rows.stream().mapToLong(row -> row[2]))
+                        .as(result.label())
+                        .contains(result.checkpoints.durationP99Ms);
+            }
         }
     }
 

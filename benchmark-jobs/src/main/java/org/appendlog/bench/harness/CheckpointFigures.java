@@ -20,11 +20,12 @@ import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 import org.apache.flink.runtime.checkpoint.FailedCheckpointStats;
-import org.apache.flink.runtime.checkpoint.TaskStateStats;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * What the job's checkpoints cost, read from Flink's own checkpoint statistics (the figures the web
@@ -40,6 +41,8 @@ public final class CheckpointFigures {
     public final int failed;
     /** Why each failed checkpoint failed, as Flink reports it: "checkpoint N: message". */
     public final List<String> failures;
+    /** Each completed checkpoint, in the order they were triggered. */
+    public final List<CheckpointSample> samples;
     public final long durationP50Ms;
     public final long durationP99Ms;
     public final long syncP50Ms;
@@ -49,39 +52,30 @@ public final class CheckpointFigures {
     public final long fullBytesAvg;
     public final long incrementalBytesTotal;
 
-    private CheckpointFigures(
-            List<String> failures,
-            List<Long> durations,
-            List<Long> syncs,
-            List<Long> startDelays,
-            List<Long> incremental,
-            List<Long> full) {
-        this.completed = durations.size();
+    private CheckpointFigures(List<String> failures, List<CheckpointSample> samples) {
+        this.completed = samples.size();
         this.failed = failures.size();
         this.failures = failures;
-        this.durationP50Ms = percentile(durations, 50);
-        this.durationP99Ms = percentile(durations, 99);
-        this.syncP50Ms = percentile(syncs, 50);
-        this.syncP99Ms = percentile(syncs, 99);
-        this.startDelayP99Ms = percentile(startDelays, 99);
-        this.incrementalBytesTotal = sum(incremental);
-        this.incrementalBytesAvg = incremental.isEmpty() ? -1 : incrementalBytesTotal / incremental.size();
-        this.fullBytesAvg = full.isEmpty() ? -1 : sum(full) / full.size();
+        this.samples = samples;
+        this.durationP50Ms = percentile(samples, s -> s.durationMs, 50);
+        this.durationP99Ms = percentile(samples, s -> s.durationMs, 99);
+        this.syncP50Ms = percentile(samples, s -> s.syncMs, 50);
+        this.syncP99Ms = percentile(samples, s -> s.syncMs, 99);
+        this.startDelayP99Ms = percentile(samples, s -> s.startDelayMs, 99);
+        this.incrementalBytesTotal = samples.stream().mapToLong(s -> s.incrementalBytes).sum();
+        this.incrementalBytesAvg = samples.isEmpty() ? -1 : incrementalBytesTotal / samples.size();
+        this.fullBytesAvg =
+                samples.isEmpty() ? -1 : samples.stream().mapToLong(s -> s.fullBytes).sum() / samples.size();
     }
 
     public static CheckpointFigures none() {
-        List<Long> empty = Collections.emptyList();
-        return new CheckpointFigures(Collections.emptyList(), empty, empty, empty, empty, empty);
+        return new CheckpointFigures(Collections.emptyList(), Collections.emptyList());
     }
 
     /** The figures of the checkpoints triggered at or after {@code fromMillis} (epoch ms). */
     public static CheckpointFigures of(CheckpointStatsSnapshot snapshot, long fromMillis) {
         List<String> failures = new ArrayList<>();
-        List<Long> durations = new ArrayList<>();
-        List<Long> syncs = new ArrayList<>();
-        List<Long> startDelays = new ArrayList<>();
-        List<Long> incremental = new ArrayList<>();
-        List<Long> full = new ArrayList<>();
+        List<CheckpointSample> samples = new ArrayList<>();
         for (AbstractCheckpointStats checkpoint : snapshot.getHistory().getCheckpoints()) {
             if (checkpoint.getTriggerTimestamp() < fromMillis || checkpoint.getProperties().isSavepoint()) {
                 continue;
@@ -95,41 +89,22 @@ public final class CheckpointFigures {
                                 + ": "
                                 + (reason == null ? "no reason given" : reason.replaceAll("\\s+", " ")));
             }
-            if (checkpoint.getStatus() != CheckpointStatsStatus.COMPLETED) {
-                continue;
+            if (checkpoint.getStatus() == CheckpointStatsStatus.COMPLETED) {
+                samples.add(new CheckpointSample(checkpoint, fromMillis));
             }
-            durations.add(checkpoint.getEndToEndDuration());
-            long sync = 0;
-            long startDelay = 0;
-            for (TaskStateStats task : checkpoint.getAllTaskStateStats()) {
-                TaskStateStats.TaskStateStatsSummary summary = task.getSummaryStats();
-                sync = Math.max(sync, summary.getSyncCheckpointDurationStats().getMaximum());
-                startDelay = Math.max(startDelay, summary.getCheckpointStartDelayStats().getMaximum());
-            }
-            syncs.add(sync);
-            startDelays.add(startDelay);
-            incremental.add(checkpoint.getCheckpointedSize());
-            full.add(checkpoint.getStateSize());
         }
-        return new CheckpointFigures(failures, durations, syncs, startDelays, incremental, full);
+        samples.sort(Comparator.comparingLong(sample -> sample.id));
+        return new CheckpointFigures(failures, samples);
     }
 
-    /** Nearest-rank percentile, or -1 if there are no values. */
-    static long percentile(List<Long> values, int percent) {
-        if (values.isEmpty()) {
+    /** Nearest-rank percentile of one figure of the samples, or -1 if there are none. */
+    private static long percentile(
+            List<CheckpointSample> samples, ToLongFunction<CheckpointSample> figure, int percent) {
+        if (samples.isEmpty()) {
             return -1;
         }
-        List<Long> sorted = new ArrayList<>(values);
-        Collections.sort(sorted);
-        int rank = (int) Math.ceil(percent / 100.0 * sorted.size());
-        return sorted.get(Math.max(0, rank - 1));
-    }
-
-    private static long sum(List<Long> values) {
-        long total = 0;
-        for (long v : values) {
-            total += v;
-        }
-        return total;
+        long[] sorted = samples.stream().mapToLong(figure).sorted().toArray();
+        int rank = (int) Math.ceil(percent / 100.0 * sorted.length);
+        return sorted[Math.max(0, rank - 1)];
     }
 }

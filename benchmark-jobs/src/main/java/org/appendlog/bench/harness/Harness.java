@@ -108,7 +108,7 @@ public final class Harness {
         out.print(RoundsTable.table(results));
         out.println(HeapBreakdown.table(results));
         out.println("bench: wrote " + new File(profile.outDir, ResultFiles.MARKDOWN).getPath() + ", "
-                + ResultFiles.CSV + ", " + ResultFiles.BANDWIDTH_CSV + ", " + ResultFiles.RECOVERY_CSV + " and "
+                + ResultFiles.CSV + ", " + ResultFiles.CHECKPOINTS_CSV + ", " + ResultFiles.BANDWIDTH_CSV + ", " + ResultFiles.RECOVERY_CSV + " and "
                 + ResultFiles.CHARTS.length
                 + " charts in " + profile.outDir.getPath()
                 + String.format(Locale.ROOT, " (%.0f s)", (System.nanoTime() - start) / 1e9));

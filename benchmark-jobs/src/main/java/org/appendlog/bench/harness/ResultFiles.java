@@ -27,12 +27,14 @@ import java.util.Map;
 
 /**
  * Writes a harness run's results: {@code results.csv} (one row per configuration and round, raw
- * numbers), {@code bandwidth.csv}, {@code recovery.csv} (each recovery sample by sample), {@code
+ * numbers), {@code checkpoints.csv} (each completed checkpoint's figures), {@code bandwidth.csv},
+ * {@code recovery.csv} (each recovery sample by sample), {@code
  * results.md} (the same as tables, with the profile and the command) and four PNG charts.
  */
 final class ResultFiles {
 
     static final String CSV = "results.csv";
+    static final String CHECKPOINTS_CSV = "checkpoints.csv";
     static final String BANDWIDTH_CSV = "bandwidth.csv";
     static final String RECOVERY_CSV = "recovery.csv";
     static final String MARKDOWN = "results.md";
@@ -54,6 +56,7 @@ final class ResultFiles {
             throw new IOException("Cannot create the results folder " + dir.getAbsolutePath());
         }
         writeCsv(new File(dir, CSV), results);
+        writeCheckpointsCsv(new File(dir, CHECKPOINTS_CSV), results);
         writeBandwidthCsv(new File(dir, BANDWIDTH_CSV), bandwidth);
         writeRecoveryCsv(new File(dir, RECOVERY_CSV), results);
         writeMarkdown(new File(dir, MARKDOWN), description, command, results, bandwidth);
@@ -109,6 +112,18 @@ final class ResultFiles {
             out.println("storage,sequential_write_mb_per_s");
             for (Map.Entry<String, Double> e : bandwidth.entrySet()) {
                 out.println(e.getKey() + "," + String.format(Locale.ROOT, "%.1f", e.getValue()));
+            }
+        }
+    }
+
+    /** Each completed checkpoint, to tell which ones make the percentiles and where their time went. */
+    private static void writeCheckpointsCsv(File file, List<RunResult> results) throws IOException {
+        try (PrintWriter out = new PrintWriter(file, StandardCharsets.UTF_8)) {
+            out.println("job,backend,storage,round," + CheckpointSample.CSV_COLUMNS);
+            for (RunResult r : results) {
+                for (CheckpointSample checkpoint : r.checkpoints.samples) {
+                    out.println(String.join(",", runColumns(r), Integer.toString(r.round), checkpoint.csv()));
+                }
             }
         }
     }
