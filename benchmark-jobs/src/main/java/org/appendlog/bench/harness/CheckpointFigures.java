@@ -72,12 +72,21 @@ public final class CheckpointFigures {
         return new CheckpointFigures(Collections.emptyList(), Collections.emptyList());
     }
 
-    /** The figures of the checkpoints triggered at or after {@code fromMillis} (epoch ms). */
-    public static CheckpointFigures of(CheckpointStatsSnapshot snapshot, long fromMillis) {
+    /**
+     * The figures of the checkpoints that were triggered at or after {@code fromMillis} and ended
+     * (completed or failed) by {@code toMillis} (epoch ms): those of the measured run, not of
+     * whatever the harness does to the job after it (a full collection to take the live heap
+     * stops every thread, and so delays the checkpoint then under way by as long).
+     */
+    public static CheckpointFigures of(CheckpointStatsSnapshot snapshot, long fromMillis, long toMillis) {
         List<String> failures = new ArrayList<>();
         List<CheckpointSample> samples = new ArrayList<>();
         for (AbstractCheckpointStats checkpoint : snapshot.getHistory().getCheckpoints()) {
-            if (checkpoint.getTriggerTimestamp() < fromMillis || checkpoint.getProperties().isSavepoint()) {
+            long triggered = checkpoint.getTriggerTimestamp();
+            if (triggered < fromMillis
+                    || checkpoint.getProperties().isSavepoint()
+                    || checkpoint.getStatus() == CheckpointStatsStatus.IN_PROGRESS
+                    || triggered + checkpoint.getEndToEndDuration() > toMillis) {
                 continue;
             }
             if (checkpoint instanceof FailedCheckpointStats) {

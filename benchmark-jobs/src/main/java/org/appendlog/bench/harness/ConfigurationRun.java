@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * <ol>
  *   <li>the job runs unthrottled (or at the given rate) through the generator's first pass (every
  *       key written once), then for the measured run; throughput is the processed-record rate over
- *       its second half, checkpoint figures cover the checkpoints triggered from its start on;
+ *       its second half, checkpoint figures cover the checkpoints that began and ended within it;
  *   <li>the live heap (after a full GC) and the bytes on the storage are taken; then one source
  *       instance throws; recovery is timed
  *       from that moment to the first record the restarted job processes, and to the start of the
@@ -172,13 +172,14 @@ public final class ConfigurationRun {
                 failIfEnded(cluster, jobId);
                 long now = System.nanoTime();
                 if (now - first >= runNanos
-                        && (!checkpointed || completedCheckpoints(cluster, jobId) > 0)) {
+                        && (!checkpointed || checkpointsSince(cluster, jobId, firstMillis).completed > 0)) {
                     break;
                 }
                 if (now > deadline) {
                     throw new IllegalStateException("no checkpoint completed within 120 s after the measured run");
                 }
             }
+            long endMillis = System.currentTimeMillis();
             long secondHalf = first + runNanos / 2;
             result.throughput = timeline.rateSince(secondHalf);
             result.cpuMicrosPerRecord = timeline.cpuMicrosPerRecordSince(secondHalf, Timeline.JVM_CPU);
@@ -200,7 +201,7 @@ public final class ConfigurationRun {
             throwIfFailed(jobResult);
             ArchivedExecutionGraph graph = cluster.getArchivedExecutionGraph(jobId).get();
             if (checkpointed) {
-                result.checkpoints = CheckpointFigures.of(graph.getCheckpointStatsSnapshot(), firstMillis);
+                result.checkpoints = CheckpointFigures.of(graph.getCheckpointStatsSnapshot(), firstMillis, endMillis);
             }
             if (scanner != null) {
                 scanner.close();
@@ -292,15 +293,15 @@ public final class ConfigurationRun {
         }
     }
 
-    private static long completedCheckpoints(MiniCluster cluster, JobID jobId) {
+    /** The checkpoints of the job that began at or after {@code fromMillis} and have ended. */
+    private static CheckpointFigures checkpointsSince(MiniCluster cluster, JobID jobId, long fromMillis) {
         try {
-            return cluster.getExecutionGraph(jobId)
-                    .get()
-                    .getCheckpointStatsSnapshot()
-                    .getCounts()
-                    .getNumberOfCompletedCheckpoints();
+            return CheckpointFigures.of(
+                    cluster.getExecutionGraph(jobId).get().getCheckpointStatsSnapshot(),
+                    fromMillis,
+                    System.currentTimeMillis());
         } catch (Exception e) {
-            return 0;
+            return CheckpointFigures.none();
         }
     }
 

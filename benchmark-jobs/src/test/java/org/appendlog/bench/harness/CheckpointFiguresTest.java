@@ -19,6 +19,7 @@ package org.appendlog.bench.harness;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -33,6 +34,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,10 +66,9 @@ class CheckpointFiguresTest {
         JobID job = env.executeAsync().getJobID();
         cluster.requestJobResult(job).get(2, TimeUnit.MINUTES);
 
-        CheckpointFigures figures =
-                CheckpointFigures.of(
-                        cluster.getArchivedExecutionGraph(job).get().getCheckpointStatsSnapshot(),
-                        0);
+        CheckpointStatsSnapshot snapshot =
+                cluster.getArchivedExecutionGraph(job).get().getCheckpointStatsSnapshot();
+        CheckpointFigures figures = CheckpointFigures.of(snapshot, 0, Long.MAX_VALUE);
 
         // the refused checkpoint fails the task, and the restart may fail more on its way
         assertThat(figures.failures)
@@ -75,6 +76,39 @@ class CheckpointFiguresTest {
                 .allSatisfy(reason -> assertThat(reason).matches("checkpoint \\d+: \\S.*"))
                 .anySatisfy(reason -> assertThat(reason).startsWith("checkpoint " + REFUSED + ": "));
         assertThat(figures.completed).isPositive();
+    }
+
+    /**
+     * A window holds the checkpoints that were triggered and ended within it: one that began
+     * before it or ended after it is not among its figures.
+     */
+    @Test
+    void theFiguresAreOfTheCheckpointsThatBeganAndEndedInTheWindow(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(50);
+        env.addSource(new UntilCheckpoint()).addSink(new DiscardingSink<>());
+        JobID job = env.executeAsync().getJobID();
+        cluster.requestJobResult(job).get(2, TimeUnit.MINUTES);
+        CheckpointStatsSnapshot snapshot =
+                cluster.getArchivedExecutionGraph(job).get().getCheckpointStatsSnapshot();
+
+        List<CheckpointSample> all = CheckpointFigures.of(snapshot, 0, Long.MAX_VALUE).samples;
+        assertThat(all).hasSizeGreaterThanOrEqualTo((int) LAST);
+        CheckpointSample first = all.get(0);
+        CheckpointSample last = all.get(all.size() - 1);
+        long lastEnded = last.triggeredMs + last.durationMs;
+
+        assertThat(CheckpointFigures.of(snapshot, first.triggeredMs + 1, Long.MAX_VALUE).samples)
+                .extracting(sample -> sample.id)
+                .doesNotContain(first.id)
+                .contains(last.id);
+        CheckpointFigures window = CheckpointFigures.of(snapshot, 0, lastEnded - 1);
+        assertThat(window.samples).extracting(sample -> sample.id).doesNotContain(last.id).contains(first.id);
+        assertThat(window.samples)
+                .allSatisfy(sample -> assertThat(sample.triggeredMs + sample.durationMs).isLessThan(lastEnded));
+        assertThat(CheckpointFigures.of(snapshot, 0, lastEnded).samples).hasSameSizeAs(all);
     }
 
     /** Emits until checkpoint {@link #LAST} completed. */
