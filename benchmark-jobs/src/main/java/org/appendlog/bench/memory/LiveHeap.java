@@ -16,12 +16,22 @@
 
 package org.appendlog.bench.memory;
 
+import com.sun.management.GarbageCollectorMXBean;
+import com.sun.management.GcInfo;
+
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The live heap: what is in use after a full collection (run with {@code -XX:+UseParallelGC}, whose
- * {@code System.gc()} is one).
+ * {@code System.gc()} is one), as the collection left it. The heap in use a moment later counts
+ * what a running job allocated meanwhile: on a busy 2-core machine the reading thread may wait for
+ * a core long enough for hundreds of MB.
  */
 public final class LiveHeap {
 
@@ -32,8 +42,41 @@ public final class LiveHeap {
 
     /** Bytes in use after a full collection. */
     public static long collected() {
+        long[] counts = collectionCounts();
         System.gc();
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        // Of the collections since (the full one, and any young one after it), the smallest heap
+        // after one is the full collection's.
+        long live = Long.MAX_VALUE;
+        int i = 0;
+        for (GarbageCollectorMXBean collector : collectors()) {
+            GcInfo last = collector.getLastGcInfo();
+            if (collector.getCollectionCount() > counts[i++] && last != null) {
+                live = Math.min(live, heapUsed(last));
+            }
+        }
+        return live != Long.MAX_VALUE ? live : ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    private static long[] collectionCounts() {
+        return collectors().stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).toArray();
+    }
+
+    private static List<GarbageCollectorMXBean> collectors() {
+        return ManagementFactory.getPlatformMXBeans(GarbageCollectorMXBean.class);
+    }
+
+    /** The heap's pools after the collection, in use. */
+    private static long heapUsed(GcInfo collection) {
+        Set<String> heapPools = new HashSet<>();
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                heapPools.add(pool.getName());
+            }
+        }
+        return collection.getMemoryUsageAfterGc().entrySet().stream()
+                .filter(pool -> heapPools.contains(pool.getKey()))
+                .mapToLong(pool -> pool.getValue().getUsed())
+                .sum();
     }
 
     /**
