@@ -17,6 +17,7 @@
 package org.appendlog.statebackend.index;
 
 import org.appendlog.statebackend.memory.ArenaCompaction;
+import org.appendlog.statebackend.memory.ArrayGrowth;
 import org.appendlog.statebackend.memory.CacheWarmup;
 import org.appendlog.statebackend.memory.KeyBytes;
 import org.appendlog.statebackend.memory.LinearProbing;
@@ -323,7 +324,7 @@ final class KeyGroupIndex {
             entryMask = TaggedSlots.entryMask(entryBits);
         }
         if (full || widened) {
-            rebuildSlots(full ? grown(slots.length) : slots.length);
+            rebuildSlots(full ? ArrayGrowth.byAQuarter(slots.length, 0) : slots.length);
         } else {
             TaggedSlots.insert(slots, hash, TaggedSlots.occupant(hash, entry, entryMask));
         }
@@ -351,7 +352,7 @@ final class KeyGroupIndex {
         } else {
             entry = entries++;
             if (entry == keyAt.length) {
-                int capacity = grown(entry);
+                int capacity = ArrayGrowth.byAQuarter(entry, 0);
                 keyAt = Arrays.copyOf(keyAt, capacity);
                 places.grow(capacity);
             }
@@ -359,7 +360,7 @@ final class KeyGroupIndex {
         int identity = length + 2;
         int slice = lengthBytes(identity) + identity;
         if (arenaUsed + slice > arena.length) {
-            arena = Arrays.copyOf(arena, Math.max(grown(arena.length), arenaUsed + slice));
+            arena = Arrays.copyOf(arena, ArrayGrowth.byAQuarter(arena.length, (long) arenaUsed + slice));
         }
         keyAt[entry] = arenaUsed;
         int at = arenaUsed;
@@ -412,15 +413,6 @@ final class KeyGroupIndex {
             bytes++;
         }
         return bytes;
-    }
-
-    /**
-     * A capacity a quarter larger, of the table and of the arrays: they hold two million entries and
-     * more, and each byte of slack is paid per entry, while copying them more often costs little
-     * next to filling them.
-     */
-    private static int grown(int capacity) {
-        return (int) Math.min(capacity + (capacity >> 2) + 8L, Integer.MAX_VALUE - 8);
     }
 
     /**

@@ -17,6 +17,7 @@
 package org.appendlog.statebackend.tracking;
 
 import org.appendlog.statebackend.memory.ArenaCompaction;
+import org.appendlog.statebackend.memory.ArrayGrowth;
 import org.appendlog.statebackend.memory.CacheWarmup;
 import org.appendlog.statebackend.memory.HashSlots;
 import org.appendlog.statebackend.tracking.IntervalWrites.RecordVisitor;
@@ -48,14 +49,15 @@ final class ChangePartition {
      */
     private static final int INITIAL_SLOTS = 1 << 8;
     private static final int INITIAL_ARENA_BYTES = INITIAL_SLOTS * 16;
+    private static final int UNLINKED = -1;
 
     private final ChangeBuffer owner;
     /** The chunk being filled, not in the table yet. */
     private final OpenChunk chunk = new OpenChunk();
     private long[] slots = new long[INITIAL_SLOTS];
     private int entries;
+    /** Where each entry's latest record is in the arena, or {@link #UNLINKED} while replaced. */
     private int[] recordAt = new int[INITIAL_SLOTS / 2];
-    private int[] recordLength = new int[INITIAL_SLOTS / 2];
     private byte[] arena = new byte[INITIAL_ARENA_BYTES];
     private int arenaUsed;
     /** Bytes of records that later ones of other lengths replaced. */
@@ -84,7 +86,6 @@ final class ChangePartition {
         if (CacheWarmup.pays(filled.records, tableBytes())) {
             CacheWarmup.read(slots, slots.length);
             CacheWarmup.read(recordAt, entries);
-            CacheWarmup.read(recordLength, entries);
             CacheWarmup.read(arena, arenaUsed);
         }
         put(filled.bytes, filled.used);
@@ -92,7 +93,7 @@ final class ChangePartition {
     }
 
     private long tableBytes() {
-        return (long) slots.length * Long.BYTES + (long) entries * 8 + arenaUsed;
+        return (long) slots.length * Long.BYTES + (long) entries * Integer.BYTES + arenaUsed;
     }
 
     private void put(byte[] bytes, int used) {
@@ -136,24 +137,28 @@ final class ChangePartition {
     private int newEntry(byte[] bytes, int at, int length) {
         int entry = entries++;
         if (entry == recordAt.length) {
-            recordAt = Arrays.copyOf(recordAt, entry * 2);
-            recordLength = Arrays.copyOf(recordLength, entry * 2);
+            recordAt = Arrays.copyOf(recordAt, ArrayGrowth.byAQuarter(entry, 0));
         }
-        recordAt[entry] = store(bytes, at, length);
-        recordLength[entry] = length;
+        storeRecord(entry, bytes, at, length);
         return entry;
     }
 
     private void replace(int entry, byte[] bytes, int at, int length) {
-        if (recordLength[entry] == length) {
+        int replaced = IntervalWrites.recordLength(arena, recordAt[entry]);
+        if (replaced == length) {
             System.arraycopy(bytes, at, arena, recordAt[entry], length);
             return;
         }
-        arenaGarbage += recordLength[entry];
-        // Unlinked first, so that compacting the arena to make room skips the replaced record.
-        recordLength[entry] = 0;
+        arenaGarbage += replaced;
+        storeRecord(entry, bytes, at, length);
+    }
+
+    /** Makes a copy of the record at the end of the arena the entry's latest record. */
+    private void storeRecord(int entry, byte[] bytes, int at, int length) {
+        // Unlinked first, so that compacting the arena to make room passes the entry by: its
+        // record is replaced, or not stored yet.
+        recordAt[entry] = UNLINKED;
         recordAt[entry] = store(bytes, at, length);
-        recordLength[entry] = length;
     }
 
     /** Copies a record to the end of the arena; returns where. */
@@ -167,26 +172,31 @@ final class ChangePartition {
         return stored;
     }
 
-    /** Compacts the arena in place if replaced records take half of it, or else grows it. */
+    /**
+     * Compacts the arena in place if replaced records take half of it, or else grows it by a
+     * quarter: it holds the interval's records, as many bytes as the heap state changed.
+     */
     private void makeRoom(int length) {
         if (arenaGarbage >= arenaUsed / 2 && arenaUsed - arenaGarbage + length <= arena.length) {
             compactArena();
         } else {
-            long grown = Math.max(2L * arena.length, (long) arenaUsed + length);
-            arena = Arrays.copyOf(arena, (int) Math.min(grown, Integer.MAX_VALUE - 8));
+            arena = Arrays.copyOf(arena, ArrayGrowth.byAQuarter(arena.length, (long) arenaUsed + length));
         }
     }
 
     private void compactArena() {
-        arenaUsed = ArenaCompaction.compact(arena, recordAt, recordLength, entries);
+        int[] lengths = new int[entries];
+        for (int entry = 0; entry < entries; entry++) {
+            int at = recordAt[entry];
+            lengths[entry] = at == UNLINKED ? 0 : IntervalWrites.recordLength(arena, at);
+        }
+        arenaUsed = ArenaCompaction.compact(arena, recordAt, lengths, entries);
         arenaGarbage = 0;
     }
 
     /** Bytes of the table and the arena. */
     long heapBytes() {
-        return (long) slots.length * Long.BYTES
-                + (long) recordAt.length * 2 * Integer.BYTES
-                + arena.length;
+        return (long) slots.length * Long.BYTES + (long) recordAt.length * Integer.BYTES + arena.length;
     }
 
     /**
@@ -211,7 +221,8 @@ final class ChangePartition {
     void forEachLatest(RecordVisitor visitor) {
         putChunk();
         for (int entry = 0; entry < entries; entry++) {
-            visitor.accept(arena, recordAt[entry], recordLength[entry]);
+            int at = recordAt[entry];
+            visitor.accept(arena, at, IntervalWrites.recordLength(arena, at));
         }
     }
 

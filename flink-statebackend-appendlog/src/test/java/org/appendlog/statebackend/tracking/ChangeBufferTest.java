@@ -152,6 +152,29 @@ class ChangeBufferTest {
     }
 
     /**
+     * A busy interval's tables hold its records with little slack: 200 000 distinct entries of
+     * 118-byte records cost at most a quarter more than the records, plus the table's slots (at
+     * most half full: 21 bytes per entry here) and the records' places (4 bytes and a quarter).
+     * Arenas that double and an array of record lengths besides the places cost 199 bytes.
+     */
+    @Test
+    void aBusyIntervalHoldsItsRecordsWithLittleSlack() throws IOException {
+        ChangeBuffer buffer = new ChangeBuffer(Long.MAX_VALUE, deduplicator);
+        int keys = 200_000;
+        String value = "x".repeat(100);
+        for (int key = 0; key < keys; key++) {
+            buffer.write(0, key % 128, key, VoidNamespace.INSTANCE, value, KEYS, NAMESPACES, VALUES);
+        }
+        int record = 118;
+        assertThat(buffer.bytes()).isEqualTo((long) keys * record);
+        IntervalWrites drained = buffer.drain();
+        assertThat(drained.distinctCount()).isEqualTo(keys);
+        double perEntry = (double) drained.heapBytes() / keys;
+        assertThat(perEntry).isLessThan(record * 1.25 + 21 + Integer.BYTES * 1.25);
+        drained.recycle();
+    }
+
+    /**
      * The chunks of a drained interval come back to the pool; while the tracker pauses the buffer
      * keeps none, not even those of an interval drained before the pause and handed back after it.
      */
