@@ -25,6 +25,7 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
@@ -56,19 +57,7 @@ class CheckpointFiguresTest {
     @Test
     void aFailedCheckpointIsCountedWithFlinksReason(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        env.enableCheckpointing(50);
-        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
-        env.addSource(new UntilCheckpoint())
-                .map(new RefusingOneCheckpoint())
-                .addSink(new DiscardingSink<>());
-        JobID job = env.executeAsync().getJobID();
-        cluster.requestJobResult(job).get(2, TimeUnit.MINUTES);
-
-        CheckpointStatsSnapshot snapshot =
-                cluster.getArchivedExecutionGraph(job).get().getCheckpointStatsSnapshot();
-        CheckpointFigures figures = CheckpointFigures.of(snapshot, 0, Long.MAX_VALUE);
+        CheckpointFigures figures = CheckpointFigures.of(checkpointsOfAJob(cluster, true), 0, Long.MAX_VALUE);
 
         // the refused checkpoint fails the task, and the restart may fail more on its way
         assertThat(figures.failures)
@@ -85,14 +74,7 @@ class CheckpointFiguresTest {
     @Test
     void theFiguresAreOfTheCheckpointsThatBeganAndEndedInTheWindow(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        env.enableCheckpointing(50);
-        env.addSource(new UntilCheckpoint()).addSink(new DiscardingSink<>());
-        JobID job = env.executeAsync().getJobID();
-        cluster.requestJobResult(job).get(2, TimeUnit.MINUTES);
-        CheckpointStatsSnapshot snapshot =
-                cluster.getArchivedExecutionGraph(job).get().getCheckpointStatsSnapshot();
+        CheckpointStatsSnapshot snapshot = checkpointsOfAJob(cluster, false);
 
         List<CheckpointSample> all = CheckpointFigures.of(snapshot, 0, Long.MAX_VALUE).samples;
         assertThat(all).hasSizeGreaterThanOrEqualTo((int) LAST);
@@ -109,6 +91,23 @@ class CheckpointFiguresTest {
         assertThat(window.samples)
                 .allSatisfy(sample -> assertThat(sample.triggeredMs + sample.durationMs).isLessThan(lastEnded));
         assertThat(CheckpointFigures.of(snapshot, 0, lastEnded).samples).hasSameSizeAs(all);
+    }
+
+    /**
+     * Runs a job that checkpoints every 50 ms until checkpoint {@link #LAST} completed, failing
+     * checkpoint {@link #REFUSED} if {@code refusing}; returns its checkpoint statistics.
+     */
+    private static CheckpointStatsSnapshot checkpointsOfAJob(MiniCluster cluster, boolean refusing)
+            throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(50);
+        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
+        DataStream<Long> numbers = env.addSource(new UntilCheckpoint());
+        (refusing ? numbers.map(new RefusingOneCheckpoint()) : numbers).addSink(new DiscardingSink<>());
+        JobID job = env.executeAsync().getJobID();
+        cluster.requestJobResult(job).get(2, TimeUnit.MINUTES);
+        return cluster.getArchivedExecutionGraph(job).get().getCheckpointStatsSnapshot();
     }
 
     /** Emits until checkpoint {@link #LAST} completed. */
