@@ -421,11 +421,9 @@ final class KeyGroupIndex {
      * so all the time).
      */
     private void compactArena() {
-        int[] slices = new int[entries];
-        for (int entry = 0; entry < entries; entry++) {
-            slices[entry] = keyAt[entry] == FREE ? 0 : sliceLength(entry);
-        }
-        arenaUsed = ArenaCompaction.compact(arena, keyAt, slices, entries);
+        arenaUsed =
+                ArenaCompaction.compact(
+                        arena, keyAt, entry -> keyAt[entry] == FREE ? 0 : sliceLength(entry), entries);
         arenaGarbage = 0;
     }
 }

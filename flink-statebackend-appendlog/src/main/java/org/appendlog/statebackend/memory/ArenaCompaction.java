@@ -17,25 +17,28 @@
 package org.appendlog.statebackend.memory;
 
 import java.util.Arrays;
+import java.util.function.IntUnaryOperator;
 
 /**
- * Compacts a byte arena in place: the arena holds one slice per entry ({@code at[entry]}, {@code
- * length[entry]} bytes; a length of zero or less marks a dead entry), and the live slices move
- * to its front. In place, because a new arena would be copied by the next young collections while
- * the tables that hold it live long, and then grow back, doubling by doubling.
+ * Compacts a byte arena in place: the arena holds one slice per entry, starting at {@code
+ * at[entry]}, of {@code length.applyAsInt(entry)} bytes (zero or less for a dead entry), and the
+ * live slices move to its front. The length comes from the caller, which can read it from the
+ * slice's own bytes: a slice is read before any other moves onto it. In place, because a new arena
+ * would be copied by the next young collections while the tables that hold it live long, and then
+ * grow back, doubling by doubling.
  */
 public final class ArenaCompaction {
 
     private ArenaCompaction() {}
 
     /** Moves the live slices to the front, in their order in the arena; returns the bytes used. */
-    public static int compact(byte[] arena, int[] at, int[] length, int entries) {
+    public static int compact(byte[] arena, int[] at, IntUnaryOperator length, int entries) {
         // Live entries by position: moving slices down in that order never overwrites a slice
         // that is still to be moved.
         long[] byPosition = new long[entries];
         int live = 0;
         for (int entry = 0; entry < entries; entry++) {
-            if (length[entry] > 0) {
+            if (length.applyAsInt(entry) > 0) {
                 byPosition[live++] = ((long) at[entry] << 32) | entry;
             }
         }
@@ -43,9 +46,10 @@ public final class ArenaCompaction {
         int used = 0;
         for (int i = 0; i < live; i++) {
             int entry = (int) byPosition[i];
-            System.arraycopy(arena, at[entry], arena, used, length[entry]);
+            int bytes = length.applyAsInt(entry);
+            System.arraycopy(arena, at[entry], arena, used, bytes);
             at[entry] = used;
-            used += length[entry];
+            used += bytes;
         }
         return used;
     }

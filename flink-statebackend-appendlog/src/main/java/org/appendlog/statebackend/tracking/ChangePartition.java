@@ -56,7 +56,7 @@ final class ChangePartition {
     private final OpenChunk chunk = new OpenChunk();
     private long[] slots = new long[INITIAL_SLOTS];
     private int entries;
-    /** Where each entry's latest record is in the arena, or {@link #UNLINKED} while replaced. */
+    /** Where each entry's latest record is in the arena, or {@link #UNLINKED} while it is stored. */
     private int[] recordAt = new int[INITIAL_SLOTS / 2];
     private byte[] arena = new byte[INITIAL_ARENA_BYTES];
     private int arenaUsed;
@@ -144,7 +144,7 @@ final class ChangePartition {
     }
 
     private void replace(int entry, byte[] bytes, int at, int length) {
-        int replaced = IntervalWrites.recordLength(arena, recordAt[entry]);
+        int replaced = storedLength(entry);
         if (replaced == length) {
             System.arraycopy(bytes, at, arena, recordAt[entry], length);
             return;
@@ -185,13 +185,14 @@ final class ChangePartition {
     }
 
     private void compactArena() {
-        int[] lengths = new int[entries];
-        for (int entry = 0; entry < entries; entry++) {
-            int at = recordAt[entry];
-            lengths[entry] = at == UNLINKED ? 0 : IntervalWrites.recordLength(arena, at);
-        }
-        arenaUsed = ArenaCompaction.compact(arena, recordAt, lengths, entries);
+        arenaUsed = ArenaCompaction.compact(arena, recordAt, this::storedLength, entries);
         arenaGarbage = 0;
+    }
+
+    /** The length of the entry's latest record, read from it; 0 while it is unlinked. */
+    private int storedLength(int entry) {
+        int at = recordAt[entry];
+        return at == UNLINKED ? 0 : IntervalWrites.recordLength(arena, at);
     }
 
     /** Bytes of the table and the arena. */
@@ -221,8 +222,7 @@ final class ChangePartition {
     void forEachLatest(RecordVisitor visitor) {
         putChunk();
         for (int entry = 0; entry < entries; entry++) {
-            int at = recordAt[entry];
-            visitor.accept(arena, at, IntervalWrites.recordLength(arena, at));
+            visitor.accept(arena, recordAt[entry], storedLength(entry));
         }
     }
 

@@ -50,7 +50,7 @@ class ArenaCompactionTest {
             length[entry] = slice.startsWith("dead") ? (entry % 2 == 0 ? 0 : -1) : slice.length();
         }
 
-        int compacted = ArenaCompaction.compact(arena, at, length, position.length);
+        int compacted = ArenaCompaction.compact(arena, at, entry -> length[entry], position.length);
 
         assertThat(compacted).isEqualTo("alphabetagamma".length());
         assertThat(new String(arena, 0, compacted, StandardCharsets.US_ASCII))
