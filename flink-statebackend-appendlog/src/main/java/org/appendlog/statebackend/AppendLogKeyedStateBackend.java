@@ -25,6 +25,7 @@ import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.SegmentedLog;
 import org.appendlog.statebackend.metrics.AppendLogMetrics;
 import org.appendlog.statebackend.metrics.SuppliedCounter;
+import org.appendlog.statebackend.restore.AppendLogRestoreResult;
 import org.appendlog.statebackend.snapshot.AppendLogSnapshotStrategy;
 import org.appendlog.statebackend.snapshot.CheckpointLineage;
 import org.appendlog.statebackend.tracking.ChangeTracker;
@@ -106,6 +107,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
     private final ExecutorService background;
     private volatile long restoredBytes;
     private volatile long restoreIndexMillis;
+    private volatile int restoreLocalSegments;
 
     AppendLogKeyedStateBackend(
             HeapKeyedStateBackend<K> heap,
@@ -175,11 +177,11 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
      * Called once after restore: later checkpoints build on {@code batches}; if the state came in
      * another format ({@code needsFull}), checkpoints are full until one of them completes.
      */
-    void startFrom(
-            List<BatchLocation> batches, boolean needsFull, long restoredBytes, long indexMillis) {
-        lineage.startFrom(batches, needsFull);
-        this.restoredBytes = restoredBytes;
-        this.restoreIndexMillis = indexMillis;
+    void startFrom(AppendLogRestoreResult restored) {
+        lineage.startFrom(restored.batches(), restored.needsFullCheckpoint());
+        this.restoredBytes = restored.bytesRead();
+        this.restoreIndexMillis = restored.indexMillis();
+        this.restoreLocalSegments = restored.localSegments();
     }
 
     @VisibleForTesting
@@ -221,6 +223,7 @@ public class AppendLogKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> 
         group.gauge(AppendLogMetrics.DIRTY_RATIO, () -> SegmentStats.dirtyRatio(index.segments()));
         group.gauge(AppendLogMetrics.RESTORE_BYTES_READ, () -> restoredBytes);
         group.gauge(AppendLogMetrics.RESTORE_INDEX_MILLIS, () -> restoreIndexMillis);
+        group.gauge(AppendLogMetrics.RESTORE_LOCAL_SEGMENTS, () -> restoreLocalSegments);
         group.gauge(AppendLogMetrics.TOTAL_BYTES, index::totalBytes);
         group.gauge(AppendLogMetrics.LIVE_ENTRIES, index::liveEntries);
         group.counter(AppendLogMetrics.BYTES_APPENDED, new SuppliedCounter(log::bytesAppended));

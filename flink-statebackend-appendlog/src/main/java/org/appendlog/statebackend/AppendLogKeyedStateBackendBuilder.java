@@ -18,6 +18,7 @@ package org.appendlog.statebackend;
 
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.HadoopFileSystems;
+import org.appendlog.statebackend.log.LocalLogCopy;
 import org.appendlog.statebackend.log.LogFileName;
 import org.appendlog.statebackend.log.ObjectStoreDetector;
 import org.appendlog.statebackend.log.OrphanSweep;
@@ -40,6 +41,7 @@ import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.LocalRecoveryConfig;
+import org.apache.flink.runtime.state.LocalSnapshotDirectoryProvider;
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.StateBackend.KeyedStateBackendParameters;
@@ -52,6 +54,8 @@ import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 import org.apache.flink.util.IOUtils;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -81,6 +85,8 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
     private final String operatorIdentifier;
     private final MetricGroup metricGroup;
     private final boolean localBackup;
+    /** Where the log's task-local copy goes, with local backup on. */
+    @Nullable private final LocalSnapshotDirectoryProvider localDirectories;
     /** The execution graph's id ({@link LogFileName}), or null if it cannot be told. */
     private final String run;
 
@@ -106,12 +112,11 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
         this.operatorIdentifier = parameters.getOperatorIdentifier();
         this.metricGroup = parameters.getMetricGroup();
         this.run = runOf(parameters.getEnv().getExecutionId());
-        this.localBackup =
-                parameters
-                        .getEnv()
-                        .getTaskStateManager()
-                        .createLocalRecoveryConfig()
-                        .isLocalBackupEnabled();
+        LocalRecoveryConfig localRecovery =
+                parameters.getEnv().getTaskStateManager().createLocalRecoveryConfig();
+        this.localBackup = localRecovery.isLocalBackupEnabled();
+        this.localDirectories =
+                localBackup ? localRecovery.getLocalStateDirectoryProvider().orElse(null) : null;
     }
 
     @Override
@@ -161,6 +166,9 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                             settings.compression(),
                             objectStore || settings.sealEveryBatch(),
                             settings.permissions());
+            if (localDirectories != null) {
+                log.copyLocally(new LocalLogCopy(localDirectories, backendId));
+            }
             LogIndex index = new LogIndex(keyGroupRange);
             AppendLogKeyedStateBackend<K> backend =
                     new AppendLogKeyedStateBackend<>(
@@ -194,11 +202,7 @@ public class AppendLogKeyedStateBackendBuilder<K> extends AbstractKeyedStateBack
                                     index,
                                     settings.restoreParallelism())
                             .restore();
-            backend.startFrom(
-                    result.batches(),
-                    result.needsFullCheckpoint(),
-                    result.bytesRead(),
-                    result.indexMillis());
+            backend.startFrom(result);
             sweepOrphans(log, dir, backendId, handles, restored);
             logger.info(
                     "Built appendlog keyed state backend for key groups {}, log {}{}, restored from {} handle(s)",

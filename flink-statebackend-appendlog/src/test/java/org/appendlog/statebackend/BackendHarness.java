@@ -42,9 +42,11 @@ import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.LocalRecoveryConfig;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SharedStateRegistryImpl;
 import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.TestTaskStateManager;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
@@ -118,6 +120,28 @@ public final class BackendHarness implements AutoCloseable {
             Collection<KeyedStateHandle> handles)
             throws Exception {
         return new BackendHarness(build(stateBackend, handles), registry);
+    }
+
+    /**
+     * A harness restoring {@code handles} in a task whose local state is kept as {@code
+     * localRecovery} says (Flink's local backup and recovery).
+     */
+    public static BackendHarness restore(
+            AppendLogStateBackend stateBackend,
+            SharedStateRegistry registry,
+            Collection<KeyedStateHandle> handles,
+            LocalRecoveryConfig localRecovery)
+            throws Exception {
+        Environment env =
+                new MockEnvironmentBuilder()
+                        .setJobID(JOB)
+                        .setTaskStateManager(new TestTaskStateManager(localRecovery))
+                        .build();
+        return new BackendHarness(
+                (AppendLogKeyedStateBackend<Integer>)
+                        stateBackend.createKeyedStateBackend(
+                                parameters(env, handles, KeyGroupRange.of(0, MAX_PARALLELISM - 1))),
+                registry);
     }
 
     /** A harness owning only {@code keyGroups}, as after rescaling. */

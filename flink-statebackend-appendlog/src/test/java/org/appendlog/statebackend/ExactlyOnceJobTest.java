@@ -50,6 +50,7 @@ import java.util.stream.Stream;
 import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTIONS_RUN;
 import static org.appendlog.statebackend.metrics.AppendLogMetrics.COMPACTION_BYTES_WRITTEN;
 import static org.appendlog.statebackend.metrics.AppendLogMetrics.RESTORE_BYTES_READ;
+import static org.appendlog.statebackend.metrics.AppendLogMetrics.RESTORE_LOCAL_SEGMENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -114,7 +115,11 @@ class ExactlyOnceJobTest {
     @Test
     void countsAreExactAfterAFailureMidStream(@InjectClusterClient RestClusterClient<?> client)
             throws Exception {
-        countsAreExactAfterAFailure(client, jobConfig("plain"));
+        JobID jobId = countsAreExactAfterAFailure(client, jobConfig("plain")).jobId;
+        // The restarted tasks run in the same TaskManager: each reads its checkpoint's copy.
+        assertThat(MiniClusterJobs.appendLogMetric(METRICS, jobId, RESTORE_LOCAL_SEGMENTS, 1))
+                .as("segments the restarted backends read from task-local copies")
+                .isPositive();
     }
 
     /**

@@ -21,22 +21,37 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.util.IOUtils;
 
-import java.io.IOException;
+import javax.annotation.Nullable;
 
-/** The active, open segment: an append-only file written by exactly one backend instance. */
-final class LogSegment {
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.OutputStream;
+
+/**
+ * The active, open segment: an append-only file written by exactly one backend instance, and
+ * with local recovery on, its task-local copy.
+ */
+final class LogSegment implements Closeable {
 
     final String name;
     final Path path;
     final FSDataOutputStream out;
+    /** Where batches are written: {@link #out}, or a stream copying it locally. */
+    final OutputStream sink;
 
-    private LogSegment(String name, Path path, FSDataOutputStream out) {
+    private LogSegment(String name, Path path, FSDataOutputStream out, OutputStream sink) {
         this.name = name;
         this.path = path;
         this.out = out;
+        this.sink = sink;
     }
 
-    static LogSegment create(FileSystem fs, Path dir, String name, FilePermissions permissions)
+    static LogSegment create(
+            FileSystem fs,
+            Path dir,
+            String name,
+            FilePermissions permissions,
+            @Nullable LocalLogCopy localCopy)
             throws IOException {
         Path path = new Path(dir, name);
         FSDataOutputStream out;
@@ -53,11 +68,24 @@ final class LogSegment {
             fs.delete(path, false);
             throw e;
         }
-        out.write(BatchFormat.segmentHeader());
-        return new LogSegment(name, path, out);
+        OutputStream sink = localCopy == null ? out : localCopy.copying(out, name);
+        sink.write(BatchFormat.segmentHeader());
+        return new LogSegment(name, path, out, sink);
     }
 
     long position() throws IOException {
         return out.getPos();
+    }
+
+    /** Hands what was appended to the local copy, if any, to the local file system. */
+    void flushCopy() {
+        if (sink instanceof CopyingOutputStream) {
+            ((CopyingOutputStream) sink).flushCopy();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        sink.close();
     }
 }

@@ -73,7 +73,7 @@ final class SegmentCloser {
     private static void closeNow(LogSegment segment) {
         long start = System.nanoTime();
         try {
-            segment.out.close();
+            segment.close();
             LOG.debug(
                     "Closed state log segment {} in {} ms",
                     segment.path,

@@ -27,6 +27,8 @@ import org.apache.flink.util.IOUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -67,6 +69,8 @@ public final class SegmentedLog implements Closeable {
     /** Whether every batch is sealed: written to a segment of its own, closed before it counts. */
     private final boolean sealEveryBatch;
     private final FilePermissions permissions;
+    /** With Flink's local backup on: where the segments are copied to on local disk. */
+    @Nullable private volatile LocalLogCopy localCopy;
 
     private final Map<String, Path> ownSegments = new HashMap<>();
     private final Map<String, Long> segmentEnds = new HashMap<>();
@@ -120,6 +124,20 @@ public final class SegmentedLog implements Closeable {
             Path path = ((FileStateHandle) manifest).getFilePath();
             permissions.restrictFile(path.getFileSystem(), path);
         }
+    }
+
+    /**
+     * Copies every segment created from now on to {@code copy} as it is written, for Flink's
+     * local recovery; the log closes it.
+     */
+    public void copyLocally(LocalLogCopy copy) {
+        this.localCopy = copy;
+    }
+
+    /** The task-local copy of the segments, or null without local backup. */
+    @Nullable
+    public LocalLogCopy localCopy() {
+        return localCopy;
     }
 
     /** Whether every batch goes to a segment of its own, closed before its append returns. */
@@ -189,18 +207,19 @@ public final class SegmentedLog implements Closeable {
         }
         if (active == null) {
             String name = String.format("%s-c%d-%06d.seg", namePrefix, floor.get(), nextSequence++);
-            active = LogSegment.create(fs, dir, name, permissions);
+            active = LogSegment.create(fs, dir, name, permissions, localCopy);
             bytesAppended += active.position();
             ownSegments.put(name, active.path);
             LOG.debug("Opened state log segment {}", active.path);
         }
         try {
-            BatchLocation location = writer.write(active.out, active.name, active.position());
+            BatchLocation location = writer.write(active.sink, active.name, active.position());
             if (!sealEveryBatch) {
                 // A sealed batch is made durable by its close below; on an object store a sync
                 // is a no-op at best, and S3A can be set to refuse it.
                 syncMode.commit(active.out);
             }
+            active.flushCopy();
             bytesAppended += location.length();
             segmentEnds.put(active.name, location.offset() + location.length());
             LOG.debug(
@@ -211,7 +230,7 @@ public final class SegmentedLog implements Closeable {
                     location.length());
             if (sealEveryBatch) {
                 // On an object store the close uploads the object: no handle may name it before.
-                active.out.close();
+                active.close();
                 LOG.debug("Sealed state log segment {}", active.path);
                 active = null;
             } else if (active.position() >= segmentSize) {
@@ -222,7 +241,7 @@ public final class SegmentedLog implements Closeable {
             // The segment may end in a torn batch now; no handle will ever point past the last
             // good batch, and later batches go to a fresh segment.
             LOG.warn("Append to state log segment {} failed; abandoning it", active.path, e);
-            IOUtils.closeQuietly(active.out);
+            IOUtils.closeQuietly(active);
             active = null;
             throw e;
         }
@@ -238,16 +257,16 @@ public final class SegmentedLog implements Closeable {
             checkOpen();
             name = String.format("%s-c%d-run-%06d.seg", namePrefix, floor.get(), nextRun++);
         }
-        LogSegment segment = LogSegment.create(fs, dir, name, permissions);
+        LogSegment segment = LogSegment.create(fs, dir, name, permissions, localCopy);
         BatchLocation location;
         try {
-            location = BatchFormat.write(segment.out, name, segment.position(), run, compression);
+            location = BatchFormat.write(segment.sink, name, segment.position(), run, compression);
             if (!sealEveryBatch) {
                 syncMode.commit(segment.out);
             }
-            segment.out.close();
+            segment.close();
         } catch (IOException | RuntimeException e) {
-            IOUtils.closeQuietly(segment.out);
+            IOUtils.closeQuietly(segment);
             deleteQuietly(segment.path);
             throw e;
         }
@@ -283,6 +302,10 @@ public final class SegmentedLog implements Closeable {
     }
 
     private void deleteQuietly(Path path) {
+        LocalLogCopy copy = localCopy;
+        if (copy != null) {
+            copy.delete(path.getName());
+        }
         try {
             fs.delete(path, false);
             LOG.debug("Deleted unreferenced state log segment {}", path);
@@ -371,5 +394,6 @@ public final class SegmentedLog implements Closeable {
                         .whenComplete((ignored, failure) -> deleteQuietly(path));
             }
         }
+        IOUtils.closeQuietly(localCopy);
     }
 }

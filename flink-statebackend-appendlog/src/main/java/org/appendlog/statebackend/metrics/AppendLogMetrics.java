@@ -53,6 +53,9 @@ public final class AppendLogMetrics {
      */
     public static final String RESTORE_INDEX_MILLIS = "restoreIndexMillis";
 
+    /** Segments the restore read from their task-local copies (Flink's local recovery). */
+    public static final String RESTORE_LOCAL_SEGMENTS = "restoreLocalSegments";
+
     /** Checkpoints that appended every live entry (counter). */
     public static final String FULL_BATCHES = "fullBatches";
 

@@ -20,6 +20,7 @@ import org.appendlog.statebackend.index.IndexRebuild;
 import org.appendlog.statebackend.index.LogIndex;
 import org.appendlog.statebackend.log.BatchLocation;
 import org.appendlog.statebackend.log.CorruptLogException;
+import org.appendlog.statebackend.log.LocalLogCopy;
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.log.LogScanner.Batch;
 import org.appendlog.statebackend.log.RecordCursor;
@@ -32,6 +33,7 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.BackendStateType;
 
@@ -107,7 +109,8 @@ public final class AppendLogRestoreOperation<K> {
      */
     public AppendLogRestoreResult restore() throws Exception {
         if (checkpoints.isEmpty()) {
-            return new AppendLogRestoreResult(List.of(), !handles.flinkFormat().isEmpty(), 0, 0);
+            return new AppendLogRestoreResult(
+                    List.of(), !handles.flinkFormat().isEmpty(), 0, 0, 0);
         }
         long[] readAndIndexed = restoreState();
         List<BatchLocation> batches = new ArrayList<>(batchesOf(checkpoints));
@@ -116,11 +119,30 @@ public final class AppendLogRestoreOperation<K> {
             checkpoint.segments().forEach(log::adopt);
         }
         boolean merged = checkpoints.stream().anyMatch(c -> c.isPartialFor(owned));
+        boolean needsFull = handles.hasNativeSavepoint() || merged;
+        LocalLogCopy localCopy = log.localCopy();
+        if (localCopy != null && !needsFull) {
+            // Later checkpoints list the restored segments: the local copy needs them too.
+            for (RestoredCheckpoint checkpoint : checkpoints) {
+                checkpoint.localCopies().forEach(localCopy::adopt);
+                Map<String, StreamStateHandle> remoteOnly = new LinkedHashMap<>(checkpoint.segments());
+                remoteOnly.keySet().removeAll(checkpoint.localCopies().keySet());
+                if (!remoteOnly.isEmpty()) {
+                    localCopy.fetch(remoteOnly);
+                }
+            }
+        }
         return new AppendLogRestoreResult(
                 batches,
-                handles.hasNativeSavepoint() || merged,
+                needsFull,
                 readAndIndexed[0],
-                readAndIndexed[1] / 1_000_000);
+                readAndIndexed[1] / 1_000_000,
+                localSegments());
+    }
+
+    /** Segments the restore reads from their task-local copies. */
+    private int localSegments() {
+        return checkpoints.stream().mapToInt(c -> c.localCopies.size()).sum();
     }
 
     /** Every batch the checkpoints list, each once, in their order. */
@@ -151,7 +173,7 @@ public final class AppendLogRestoreOperation<K> {
             }
             for (Batch batch :
                     LogScanner.openBatches(
-                            checkpoint.manifest.batchesFor(speaksFor), checkpoint.segments::get)) {
+                            checkpoint.manifest.batchesFor(speaksFor), checkpoint::readFrom)) {
                 batches.add(batch.restrictedTo(speaksFor));
                 if (counted.add(batch.location().key())) {
                     index.batchAdded(batch.location().segment(), batch.location().rawLength());
@@ -167,12 +189,14 @@ public final class AppendLogRestoreOperation<K> {
         long bytesRead = perSlice.stream().mapToLong(s -> s[0]).sum();
         long indexNanos = perSlice.stream().mapToLong(s -> s[1]).sum();
         LOG.info(
-                "Restored key groups {} from {} batches ({} bytes of records, {} threads) in {} ms,"
-                        + " of which the threads spent {} ms rebuilding the index",
+                "Restored key groups {} from {} batches ({} bytes of records, {} threads; {} of"
+                        + " their segments read from task-local copies) in {} ms, of which the"
+                        + " threads spent {} ms rebuilding the index",
                 owned,
                 batches.size(),
                 bytesRead,
                 parallelism,
+                localSegments(),
                 (System.nanoTime() - start) / 1_000_000,
                 indexNanos / 1_000_000);
         return new long[] {bytesRead, indexNanos};

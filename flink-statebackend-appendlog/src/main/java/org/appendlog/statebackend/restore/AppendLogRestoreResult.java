@@ -27,16 +27,19 @@ public final class AppendLogRestoreResult {
     private final boolean needsFullCheckpoint;
     private final long bytesRead;
     private final long indexMillis;
+    private final int localSegments;
 
     AppendLogRestoreResult(
             List<BatchLocation> batches,
             boolean needsFullCheckpoint,
             long bytesRead,
-            long indexMillis) {
+            long indexMillis,
+            int localSegments) {
         this.batches = batches;
         this.needsFullCheckpoint = needsFullCheckpoint;
         this.bytesRead = bytesRead;
         this.indexMillis = indexMillis;
+        this.localSegments = localSegments;
     }
 
     /** The batches that later checkpoints build on. */
@@ -57,5 +60,10 @@ public final class AppendLogRestoreResult {
     /** Milliseconds the restore threads spent rebuilding the index, summed over them. */
     public long indexMillis() {
         return indexMillis;
+    }
+
+    /** Segments read from their task-local copies instead of the remote log. */
+    public int localSegments() {
+        return localSegments;
     }
 }

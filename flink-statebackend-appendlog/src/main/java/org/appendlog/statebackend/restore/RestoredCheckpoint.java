@@ -18,27 +18,34 @@ package org.appendlog.statebackend.restore;
 
 import org.appendlog.statebackend.log.LogScanner;
 import org.appendlog.statebackend.snapshot.CheckpointManifest;
+import org.appendlog.statebackend.snapshot.LocalCopyHandle;
+
+import org.apache.flink.core.fs.Path;
 
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import java.io.EOFException;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * One restored checkpoint handle of the append-log backend: its manifest, its segments, and the
- * key groups it speaks for.
+ * One restored checkpoint handle of the append-log backend: its manifest, its segments, the task-
+ * local copies of those (a {@link LocalCopyHandle}'s), and the key groups it speaks for.
  */
 public final class RestoredCheckpoint {
 
     final CheckpointManifest manifest;
     final Map<String, StreamStateHandle> segments;
+    /** Task-local copies of segments, read instead of them. */
+    final Map<String, File> localCopies;
     /**
      * The key groups of the subtask that wrote the handle. Its batches may hold other key groups
      * too (written before a rescale), which that subtask never updated: only the handle of their
@@ -49,9 +56,11 @@ public final class RestoredCheckpoint {
     private RestoredCheckpoint(
             CheckpointManifest manifest,
             Map<String, StreamStateHandle> segments,
+            Map<String, File> localCopies,
             KeyGroupRange keyGroups) {
         this.manifest = manifest;
         this.segments = segments;
+        this.localCopies = localCopies;
         this.keyGroups = keyGroups;
     }
 
@@ -59,8 +68,22 @@ public final class RestoredCheckpoint {
         return manifest;
     }
 
+    /** The segments by name, under the handles the checkpoints registered. */
     public Map<String, StreamStateHandle> segments() {
         return segments;
+    }
+
+    /** The task-local copies of segments, by name. */
+    public Map<String, File> localCopies() {
+        return localCopies;
+    }
+
+    /** Where the restore reads {@code segment}: its task-local copy, if it has one. */
+    StreamStateHandle readFrom(String segment) {
+        File copy = localCopies.get(segment);
+        return copy == null
+                ? segments.get(segment)
+                : new FileStateHandle(new Path(copy.toURI()), copy.length());
     }
 
     /**
@@ -98,6 +121,27 @@ public final class RestoredCheckpoint {
         for (HandleAndLocalPath h : handle.getPrivateState()) {
             segments.put(h.getLocalPath(), h.getHandle());
         }
-        return new RestoredCheckpoint(manifest, segments, handle.getKeyGroupRange());
+        return new RestoredCheckpoint(
+                manifest, segments, localCopies(handle, segments), handle.getKeyGroupRange());
+    }
+
+    /**
+     * The copies a {@link LocalCopyHandle} names that hold at least what the checkpoint's handle
+     * of the segment does (a shorter one was cut off, and is not read).
+     */
+    private static Map<String, File> localCopies(
+            IncrementalRemoteKeyedStateHandle handle, Map<String, StreamStateHandle> segments) {
+        File dir = handle instanceof LocalCopyHandle ? ((LocalCopyHandle) handle).copies() : null;
+        Map<String, File> copies = new HashMap<>();
+        if (dir == null) {
+            return copies;
+        }
+        for (Map.Entry<String, StreamStateHandle> segment : segments.entrySet()) {
+            File copy = new File(dir, segment.getKey());
+            if (copy.isFile() && copy.length() >= segment.getValue().getStateSize()) {
+                copies.put(segment.getKey(), copy);
+            }
+        }
+        return copies;
     }
 }

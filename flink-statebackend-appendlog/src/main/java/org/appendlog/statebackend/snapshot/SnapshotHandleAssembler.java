@@ -16,9 +16,12 @@
 
 package org.appendlog.statebackend.snapshot;
 
+import org.appendlog.statebackend.log.CopyingOutputStream;
+import org.appendlog.statebackend.log.LocalLogCopy;
 import org.appendlog.statebackend.log.SegmentedLog;
 
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
@@ -30,11 +33,14 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -46,7 +52,7 @@ import static org.appendlog.statebackend.log.BatchLocation.segmentsOf;
  * Makes a snapshot's handle once its batches are written: writes the manifest (state meta data,
  * timers, the batches it lists, the writer lineage) and lists the segments as shared state, the
  * ones a checkpoint refers to before as placeholders, in the order the JobManager registers
- * them; with local backup, a {@link LocalReferenceHandle} too.
+ * them; with local backup, a {@link LocalCopyHandle} too.
  */
 final class SnapshotHandleAssembler {
 
@@ -55,7 +61,7 @@ final class SnapshotHandleAssembler {
     private final UUID backendId;
     private final KeyGroupRange keyGroupRange;
     private final SegmentedLog log;
-    /** Flink's local backup is on: checkpoints also hand Flink a {@link LocalReferenceHandle}. */
+    /** Flink's local backup is on: checkpoints also hand Flink a {@link LocalCopyHandle}. */
     private final boolean localBackup;
     /** The size of the last checkpoint's timers: the next one's buffer starts at that size. */
     private volatile int lastTimerBytes;
@@ -75,9 +81,14 @@ final class SnapshotHandleAssembler {
             CloseableRegistry registry)
             throws IOException {
         long checkpointId = captured.checkpointId;
+        boolean savepoint = captured.mode == AppendLogSnapshotResources.Mode.SAVEPOINT;
+        LocalLogCopy localCopy = localBackup && !savepoint ? log.localCopy() : null;
         CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
         registry.registerCloseable(out);
+        CopyingOutputStream manifestCopy =
+                localCopy == null ? null : localCopy.copyingManifest(out, checkpointId);
+        OutputStream manifestOut = manifestCopy == null ? out : manifestCopy;
         long timersStart = System.nanoTime();
         byte[] timers = captured.timers.toBytes(lastTimerBytes);
         lastTimerBytes = timers.length;
@@ -87,7 +98,10 @@ final class SnapshotHandleAssembler {
                         timers,
                         written.batches,
                         log.lineage().with(backendId, checkpointId))
-                .write(new DataOutputViewStreamWrapper(out));
+                .write(new DataOutputViewStreamWrapper(manifestOut));
+        if (manifestCopy != null) {
+            manifestCopy.closeCopy();
+        }
         StreamStateHandle manifest = closeAndGetHandle(out, registry);
         log.restrictManifest(manifest);
         LOG.debug(
@@ -99,7 +113,6 @@ final class SnapshotHandleAssembler {
                 timersMillis,
                 written.batches.size());
 
-        boolean savepoint = captured.mode == AppendLogSnapshotResources.Mode.SAVEPOINT;
         List<HandleAndLocalPath> sharedState = new ArrayList<>();
         if (!savepoint) {
             for (String segment : segmentsOf(written.batches)) {
@@ -130,19 +143,43 @@ final class SnapshotHandleAssembler {
             return SnapshotResult.of(handle);
         }
         List<HandleAndLocalPath> segments = new ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (String segment : segmentsOf(written.batches)) {
             segments.add(HandleAndLocalPath.of(log.handle(segment), segment));
+            names.add(segment);
+        }
+        File copies = null;
+        StreamStateHandle localManifest = manifest;
+        if (localCopy != null) {
+            copies = localCopy.checkpointDirectory(checkpointId);
+            int kept = localCopy.keep(checkpointId, names, log.activeSegment());
+            localManifest = localManifest(copies, manifest);
+            LOG.debug(
+                    "Checkpoint {} keeps a task-local copy of {} of its {} segments in {}",
+                    checkpointId,
+                    kept,
+                    names.size(),
+                    copies);
         }
         return SnapshotResult.withLocalState(
                 handle,
-                new LocalReferenceHandle(
+                new LocalCopyHandle(
                         backendId,
                         keyGroupRange,
                         checkpointId,
                         segments,
                         written.privateState,
-                        manifest,
-                        checkpointedSize));
+                        localManifest,
+                        checkpointedSize,
+                        copies));
+    }
+
+    /** The local copy of the manifest if it holds all of it, else the manifest itself. */
+    private static StreamStateHandle localManifest(File copies, StreamStateHandle manifest) {
+        File copy = new File(copies, LocalLogCopy.MANIFEST);
+        return copy.isFile() && copy.length() == manifest.getStateSize()
+                ? new FileStateHandle(new Path(copy.toURI()), copy.length())
+                : manifest;
     }
 
     /**

@@ -112,8 +112,8 @@ class SnapshotHandleAssemblerTest {
 
         SnapshotResult<KeyedStateHandle> result = assemble(true, written);
 
-        assertThat(result.getTaskLocalSnapshot()).isInstanceOf(LocalReferenceHandle.class);
-        assertThat(((LocalReferenceHandle) result.getTaskLocalSnapshot()).getSharedState())
+        assertThat(result.getTaskLocalSnapshot()).isInstanceOf(LocalCopyHandle.class);
+        assertThat(((LocalCopyHandle) result.getTaskLocalSnapshot()).getSharedState())
                 .extracting(h -> h.getHandle() instanceof PlaceholderStreamStateHandle)
                 .containsExactly(false);
     }

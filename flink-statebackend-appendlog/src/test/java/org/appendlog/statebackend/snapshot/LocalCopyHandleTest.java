@@ -31,31 +31,36 @@ import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Flink discards a task's local state as it pleases: a reference must leave the log's files. */
-class LocalReferenceHandleTest {
+/**
+ * Flink discards a task's local state as it pleases: the handle must leave the log's files, and
+ * Flink deletes the checkpoint's local directory itself.
+ */
+class LocalCopyHandleTest {
 
     @TempDir java.nio.file.Path dir;
 
     @Test
-    void discardingTheReferenceOrItsReboundCopyDeletesNoFile() throws Exception {
+    void discardingTheHandleOrItsReboundCopyDeletesNoFile() throws Exception {
         java.nio.file.Path segment = Files.write(dir.resolve("kg-0-127-a-000001.seg"), new byte[64]);
         java.nio.file.Path manifest = Files.write(dir.resolve("manifest"), new byte[16]);
-        LocalReferenceHandle reference =
-                new LocalReferenceHandle(
+        LocalCopyHandle reference =
+                new LocalCopyHandle(
                         UUID.randomUUID(),
                         KeyGroupRange.of(0, 127),
                         7,
                         List.of(HandleAndLocalPath.of(fileHandle(segment), "kg-0-127-a-000001.seg")),
                         List.of(),
                         fileHandle(manifest),
-                        80);
+                        80,
+                        dir.toFile());
 
         reference.discardState();
         CheckpointBoundKeyedStateHandle rebound = reference.rebound(9);
         rebound.discardState();
 
-        assertThat(rebound).isInstanceOf(LocalReferenceHandle.class);
+        assertThat(rebound).isInstanceOf(LocalCopyHandle.class);
         assertThat(rebound.getCheckpointId()).isEqualTo(9);
+        assertThat(((LocalCopyHandle) rebound).copies()).isEqualTo(dir.toFile().getAbsoluteFile());
         assertThat(segment).exists();
         assertThat(manifest).exists();
     }

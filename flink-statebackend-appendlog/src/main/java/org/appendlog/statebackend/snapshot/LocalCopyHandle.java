@@ -21,47 +21,63 @@ import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.StreamStateHandle;
 
+import javax.annotation.Nullable;
+
+import java.io.File;
 import java.util.List;
 import java.util.UUID;
 
 /**
- * The task-local copy of a checkpoint's handle, kept when Flink's local backup is on. The log is
- * on a shared file system already, so there is nothing to copy: this refers to the same segments
- * and manifest, by their real handles (not the placeholders the JobManager resolves), and owns
- * none of them, so Flink's discard of local state deletes nothing. A recovery from it reads what
- * a recovery from the JobManager's copy reads; what it is for is Flink's changelog backend, which
- * restores the local copy of its materialization when it has a local changelog, and would
- * otherwise find this backend's state missing from it.
+ * The task-local state of a checkpoint, kept when Flink's local backup is on: the checkpoint's
+ * segments by their real handles (not the placeholders the JobManager resolves), which a restore
+ * from it takes up as its own, and the directory of their task-local copies (hard links into the
+ * log's local copy, see {@code LocalLogCopy}), from which the restore reads every segment that
+ * has one there. Its manifest is the local copy's where there is one. It owns none of the remote
+ * files, so Flink's discard of local state deletes nothing but what it deletes itself: the
+ * checkpoint's local directory. Flink's changelog backend restores it as the local copy of its
+ * materialization.
  */
-public final class LocalReferenceHandle extends IncrementalRemoteKeyedStateHandle {
+public final class LocalCopyHandle extends IncrementalRemoteKeyedStateHandle {
 
     private static final long serialVersionUID = 1L;
 
-    LocalReferenceHandle(
+    /** Where the segments' copies are, by name; null if the checkpoint has none. */
+    @Nullable private final String copies;
+
+    LocalCopyHandle(
             UUID backendId,
             KeyGroupRange keyGroups,
             long checkpointId,
             List<HandleAndLocalPath> segments,
             List<HandleAndLocalPath> privateState,
             StreamStateHandle manifest,
-            long checkpointedSize) {
+            long checkpointedSize,
+            @Nullable File copies) {
         super(backendId, keyGroups, checkpointId, segments, privateState, manifest, checkpointedSize);
+        this.copies = copies == null ? null : copies.getAbsolutePath();
     }
 
-    /** The files belong to the JobManager's copy of the checkpoint. */
+    /** The directory of the segments' task-local copies, or null. */
+    @Nullable
+    public File copies() {
+        return copies == null ? null : new File(copies);
+    }
+
+    /** The files are the JobManager's copy of the checkpoint and Flink's local directory. */
     @Override
     public void discardState() {}
 
-    /** Stays a reference when Flink's changelog backend binds it to a later checkpoint. */
+    /** Stays local state when Flink's changelog backend binds it to a later checkpoint. */
     @Override
     public CheckpointBoundKeyedStateHandle rebound(long checkpointId) {
-        return new LocalReferenceHandle(
+        return new LocalCopyHandle(
                 getBackendIdentifier(),
                 getKeyGroupRange(),
                 checkpointId,
                 getSharedState(),
                 getPrivateState(),
                 getMetaDataStateHandle(),
-                getCheckpointedSize());
+                getCheckpointedSize(),
+                copies());
     }
 }
