@@ -190,13 +190,14 @@ public final class AppendLogRestoreOperation<K> {
         long indexNanos = perSlice.stream().mapToLong(s -> s[1]).sum();
         LOG.info(
                 "Restored key groups {} from {} batches ({} bytes of records, {} threads; {} of"
-                        + " their segments read from task-local copies) in {} ms, of which the"
+                        + " {} segments read from task-local copies) in {} ms, of which the"
                         + " threads spent {} ms rebuilding the index",
                 owned,
                 batches.size(),
                 bytesRead,
                 parallelism,
                 localSegments(),
+                checkpoints.stream().mapToInt(c -> c.segments.size()).sum(),
                 (System.nanoTime() - start) / 1_000_000,
                 indexNanos / 1_000_000);
         return new long[] {bytesRead, indexNanos};
