@@ -80,11 +80,6 @@ public final class LocalLogCopy implements Closeable {
         this.working = new File(directories.selectSubtaskBaseDirectory(0), name);
     }
 
-    /** The directory of the segments' working copies. */
-    public File workingDirectory() {
-        return working;
-    }
-
     /** A stream that writes to {@code target} and to the copy of {@code segment}. */
     synchronized CopyingOutputStream copying(OutputStream target, String segment) {
         if (!closed && !working.isDirectory() && !working.mkdirs()) {
