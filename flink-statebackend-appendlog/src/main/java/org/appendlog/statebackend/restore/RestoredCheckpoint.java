@@ -21,7 +21,6 @@ import org.appendlog.statebackend.snapshot.CheckpointManifest;
 import org.appendlog.statebackend.snapshot.LocalCopyHandle;
 
 import org.apache.flink.core.fs.Path;
-
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -37,8 +36,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * One restored checkpoint handle of the append-log backend: its manifest, its segments, the task-
- * local copies of those (a {@link LocalCopyHandle}'s), and the key groups it speaks for.
+ * One restored checkpoint handle of the append-log backend: its manifest, its segments, their
+ * task-local copies (a {@link LocalCopyHandle}'s), and the key groups it speaks for.
  */
 public final class RestoredCheckpoint {
 
