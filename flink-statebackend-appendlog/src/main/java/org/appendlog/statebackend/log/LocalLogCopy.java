@@ -17,8 +17,10 @@
 package org.appendlog.statebackend.log;
 
 import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.LocalSnapshotDirectoryProvider;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.util.FileUtils;
 import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 
@@ -62,8 +64,7 @@ import java.util.concurrent.Future;
 public final class LocalLogCopy implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalLogCopy.class);
-    /** The name of a checkpoint's local copy of its manifest. */
-    public static final String MANIFEST = "manifest";
+    private static final String MANIFEST = "manifest";
 
     private final LocalSnapshotDirectoryProvider directories;
     /** Names this backend's directories, apart from other backends of the same subtask. */
@@ -82,39 +83,50 @@ public final class LocalLogCopy implements Closeable {
 
     /** A stream that writes to {@code target} and to the copy of {@code segment}. */
     synchronized CopyingOutputStream copying(OutputStream target, String segment) {
-        if (!closed && !working.isDirectory() && !working.mkdirs()) {
-            LOG.warn("Cannot create the task-local log copy directory {}", working);
-        }
-        return CopyingOutputStream.to(target, new File(working, segment));
+        return copyingInto(working, segment, target);
     }
 
     /** The directory of checkpoint {@code checkpointId}'s local copy. */
-    public File checkpointDirectory(long checkpointId) {
+    private File checkpointDirectory(long checkpointId) {
         return new File(directories.subtaskSpecificCheckpointDirectory(checkpointId), name);
     }
 
     /** A stream writing {@code target} and the checkpoint's local copy of its manifest. */
     public synchronized CopyingOutputStream copyingManifest(
             OutputStream target, long checkpointId) {
-        File dir = checkpointDirectory(checkpointId);
-        if (!dir.isDirectory() && !dir.mkdirs()) {
-            LOG.warn("Cannot create the task-local checkpoint directory {}", dir);
-        }
-        return CopyingOutputStream.to(target, new File(dir, MANIFEST));
+        return copyingInto(checkpointDirectory(checkpointId), MANIFEST, target);
     }
 
     /**
-     * Links the copies of {@code segments} into checkpoint {@code checkpointId}'s directory;
-     * returns how many it holds (those without a working copy are read remotely). Deletes the
-     * working copies of segments that the checkpoint kept before listed and this one does not,
-     * unless one is still {@code appending}.
+     * The checkpoint's local copy of {@code manifest} if it holds all of it, else {@code
+     * manifest} itself.
      */
-    public synchronized int keep(
-            long checkpointId, Collection<String> segments, @Nullable String appending) {
-        if (closed) {
-            return 0;
+    public StreamStateHandle manifest(long checkpointId, StreamStateHandle manifest) {
+        File copy = new File(checkpointDirectory(checkpointId), MANIFEST);
+        return copy.isFile() && copy.length() == manifest.getStateSize()
+                ? new FileStateHandle(new Path(copy.toURI()), copy.length())
+                : manifest;
+    }
+
+    private CopyingOutputStream copyingInto(File dir, String file, OutputStream target) {
+        if (!closed && !dir.isDirectory() && !dir.mkdirs()) {
+            LOG.warn("Cannot create the task-local copy directory {}", dir);
         }
+        return CopyingOutputStream.to(target, new File(dir, file));
+    }
+
+    /**
+     * Links the copies of {@code segments} into checkpoint {@code checkpointId}'s directory and
+     * returns it (segments without a working copy are read remotely). Deletes the working copies
+     * of segments that the checkpoint kept before listed and this one does not, unless one is
+     * still {@code appending}.
+     */
+    public synchronized File keep(
+            long checkpointId, Collection<String> segments, @Nullable String appending) {
         File dir = checkpointDirectory(checkpointId);
+        if (closed) {
+            return dir;
+        }
         int kept = 0;
         for (String segment : segments) {
             File copy = new File(working, segment);
@@ -135,7 +147,7 @@ public final class LocalLogCopy implements Closeable {
                 dir,
                 kept,
                 segments.size());
-        return kept;
+        return dir;
     }
 
     /** Takes up a segment that a restore read from a checkpoint's local copy. */

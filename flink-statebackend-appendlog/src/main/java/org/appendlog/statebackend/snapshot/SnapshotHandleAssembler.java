@@ -21,7 +21,6 @@ import org.appendlog.statebackend.log.LocalLogCopy;
 import org.appendlog.statebackend.log.SegmentedLog;
 
 import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
@@ -33,7 +32,6 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -113,9 +111,10 @@ final class SnapshotHandleAssembler {
                 timersMillis,
                 written.batches.size());
 
+        Set<String> segmentNames = segmentsOf(written.batches);
         List<HandleAndLocalPath> sharedState = new ArrayList<>();
         if (!savepoint) {
-            for (String segment : segmentsOf(written.batches)) {
+            for (String segment : segmentNames) {
                 HandleAndLocalPath shared =
                         HandleAndLocalPath.of(sharedHandle(segment, written.placeholders), segment);
                 // What this checkpoint alone refers to comes first. The JobManager registers the
@@ -143,23 +142,14 @@ final class SnapshotHandleAssembler {
             return SnapshotResult.of(handle);
         }
         List<HandleAndLocalPath> segments = new ArrayList<>();
-        List<String> names = new ArrayList<>();
-        for (String segment : segmentsOf(written.batches)) {
+        for (String segment : segmentNames) {
             segments.add(HandleAndLocalPath.of(log.handle(segment), segment));
-            names.add(segment);
         }
         File copies = null;
         StreamStateHandle localManifest = manifest;
         if (localCopy != null) {
-            copies = localCopy.checkpointDirectory(checkpointId);
-            int kept = localCopy.keep(checkpointId, names, log.activeSegment());
-            localManifest = localManifest(copies, manifest);
-            LOG.debug(
-                    "Checkpoint {} keeps a task-local copy of {} of its {} segments in {}",
-                    checkpointId,
-                    kept,
-                    names.size(),
-                    copies);
+            copies = localCopy.keep(checkpointId, segmentNames, log.activeSegment());
+            localManifest = localCopy.manifest(checkpointId, manifest);
         }
         return SnapshotResult.withLocalState(
                 handle,
@@ -172,14 +162,6 @@ final class SnapshotHandleAssembler {
                         localManifest,
                         checkpointedSize,
                         copies));
-    }
-
-    /** The local copy of the manifest if it holds all of it, else the manifest itself. */
-    private static StreamStateHandle localManifest(File copies, StreamStateHandle manifest) {
-        File copy = new File(copies, LocalLogCopy.MANIFEST);
-        return copy.isFile() && copy.length() == manifest.getStateSize()
-                ? new FileStateHandle(new Path(copy.toURI()), copy.length())
-                : manifest;
     }
 
     /**
